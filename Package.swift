@@ -1,0 +1,44 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Layers, bottom to top (dependencies only point down):
+//   C shims (CLibevent, CCurl, CSQLite)  -> no logic, only what Swift cannot import directly
+//   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
+//   EddyLoop   event-loop wrappers: evhttp server, timers, the libcurl multi driver
+//   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
+//   EddyProxy  the pipeline: routing, fill sessions, responders, access log, metrics
+//   eddy       the command line
+let package = Package(
+    name: "eddy",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "eddy", targets: ["eddy"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "EddyCore"),
+        .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
+        .target(name: "EddyCache", dependencies: ["CSQLite", "EddyCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "EddyProxy", dependencies: [
+            "EddyCore", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        .executableTarget(name: "eddy", dependencies: [
+            "EddyProxy", "EddyCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
+        .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
+        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyCore"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,43 @@
+// CLibevent: libevent 2.1 headers for Swift. No logic lives here.
+// Why a shim: some libevent names are macros (evtimer_new, evsignal_new) that Swift cannot import.
+#ifndef EDDY_CLIBEVENT_H
+#define EDDY_CLIBEVENT_H
+// Same feature macros in every shim, so glibc types (fd_set) are identical across the modules.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <event2/thread.h>
+#include <event2/util.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+
+/// EV_* flags are plain #defines of int; re-exported as typed constants for Swift.
+static const short eddy_EV_TIMEOUT = EV_TIMEOUT;
+static const short eddy_EV_READ = EV_READ;
+static const short eddy_EV_WRITE = EV_WRITE;
+static const short eddy_EV_SIGNAL = EV_SIGNAL;
+static const short eddy_EV_PERSIST = EV_PERSIST;
+
+/// Iterate the header list (TAILQ macros do not import).
+static inline struct evkeyval *eddy_evkeyvalq_first(struct evkeyvalq *q) { return q->tqh_first; }
+static inline struct evkeyval *eddy_evkeyval_next(struct evkeyval *kv) { return kv->next.tqe_next; }
+
+/// The output evbuffer of a request's connection: file segments added here reach sendfile.
+static inline struct evbuffer *eddy_evhttp_request_conn_output(struct evhttp_request *req) {
+    struct evhttp_connection *c = evhttp_request_get_connection(req);
+    if (!c) return NULL;
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(c);
+    return bev ? bufferevent_get_output(bev) : NULL;
+}
+/// The request's HTTP version; the fields live in a struct whose layout is public (http_struct.h).
+void eddy_evhttp_request_version(struct evhttp_request *req, char *major, char *minor);
+#endif

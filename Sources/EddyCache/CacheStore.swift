@@ -1,0 +1,243 @@
+import EddyCore
+import Foundation
+import Logging
+
+/// The persistent, sparse, block-granular cache: an index (SQLite) plus one sparse data file per
+/// resource version, `data/XX/<id>-<version>`.
+///
+/// All methods run on the loop thread. Bytes are written with `pwrite` as they arrive; a block is
+/// *confirmed* once complete, and confirmations reach the index in batches (`flush`), each after an
+/// `fdatasync` of the files they name: data first, index second.
+public final class CacheStore {
+    /// Block size: the unit of fetching, confirming and evicting. 256 KiB keeps a far seek's wait
+    /// for its first byte short (at most one block behind the wanted offset) and the index small.
+    public static let blockSize = 256 << 10
+
+    public let directory: String
+    /// Upper bound on confirmed bytes; 0 means unbounded.
+    public var maxSize: Int
+    private let index: IndexDatabase
+    private let logger: Logger
+    private var resources: [String: CachedResource] = [:]
+    private var nextID: Int
+    /// Confirmed bytes across the cache.
+    public private(set) var totalBytes: Int
+    /// Resources in the index at start.
+    public let startupCount: Int
+    private var pendingDeletes: [Int] = []
+    private var pendingUnlinks: [String] = []
+    private var lastWriteErrorLog = 0.0
+    /// Called when the store evicts a resource (for metrics).
+    public var onEvict: ((Int) -> Void)?
+    /// Returns true when the layer above is using the resource (fills or responses in flight).
+    public var isInUse: (CachedResource) -> Bool = { $0.readers > 0 }
+
+    public init(directory: String, maxSize: Int, logger: Logger) throws {
+        self.directory = directory
+        self.maxSize = maxSize
+        self.logger = logger
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        index = try IndexDatabase(path: directory + "/index.sqlite")
+        let t = try index.totals()
+        totalBytes = t.bytes
+        nextID = t.maxID + 1
+        startupCount = t.count
+        // Orphaned data files (a version replaced or evicted just before a crash) are removed in the
+        // background; start-up does not wait for a directory walk.
+        let dir = directory, idx = index, log = logger, startupMaxID = t.maxID
+        index.queue.async { CacheStore.removeOrphans(directory: dir, index: idx, startupMaxID: startupMaxID, logger: log) }
+    }
+
+    /// The resource stored under `key`, from memory or the index.
+    public func lookup(_ key: String, now: Int) -> CachedResource? {
+        if let r = resources[key] { r.lastAccess = now; return r }
+        do {
+            guard let row = try index.lookup(key) else { return nil }
+            let r = CachedResource(id: row.id, key: key, version: row.version, meta: row.meta, confirmed: row.ranges, lastAccess: now)
+            r.pinned = row.pinned
+            r.accountedBytes = row.ranges.count
+            r.dirty = true // to record the new last_access
+            openFile(r)
+            resources[key] = r
+            return r
+        } catch {
+            logger.error("index lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Creates an empty resource (version 1) with `meta`.
+    public func insert(key: String, meta: ResourceMeta, now: Int) -> CachedResource {
+        if let old = resources[key] { remove(old) }
+        let r = CachedResource(id: nextID, key: key, version: 1, meta: meta, confirmed: ByteRangeSet(), lastAccess: now)
+        nextID += 1
+        r.dirty = true
+        openFile(r)
+        resources[key] = r
+        return r
+    }
+
+    /// Drops every byte of the current version and starts a new one described by `meta` (the origin
+    /// changed the representation). The old file is unlinked after the index stops naming it;
+    /// responses already sending from it keep their own descriptors.
+    public func replace(_ r: CachedResource, with meta: ResourceMeta) {
+        let oldPath = path(r)
+        totalBytes -= r.accountedBytes
+        r.accountedBytes = 0
+        r.confirmed = ByteRangeSet()
+        r.bumpVersion()
+        r.meta = meta
+        r.dirty = true
+        if r.fd >= 0 { close(r.fd); r.fd = -1 }
+        openFile(r)
+        pendingUnlinks.append(oldPath)
+    }
+
+    /// Records refreshed metadata (a 304, RFC 9111 section 4.3.4) for the same version.
+    public func refresh(_ r: CachedResource, meta: ResourceMeta) {
+        r.meta = meta
+        r.dirty = true
+    }
+
+    /// Forgets a resource: index row and data file.
+    public func remove(_ r: CachedResource) {
+        totalBytes -= r.accountedBytes
+        r.accountedBytes = 0
+        r.confirmed = ByteRangeSet()
+        resources[r.key] = nil
+        pendingDeletes.append(r.id)
+        pendingUnlinks.append(path(r))
+        if r.fd >= 0 { close(r.fd); r.fd = -1 }
+    }
+
+    /// Writes body bytes at `offset`. Returns false when the write failed (disk full, I/O error);
+    /// the caller then stops caching this response but may keep streaming it.
+    public func write(_ r: CachedResource, offset: Int, bytes: UnsafeRawBufferPointer) -> Bool {
+        guard r.fd >= 0 else { return false }
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(r.fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                let err = String(cString: strerror(errno))
+                let now = Date().timeIntervalSince1970
+                if now - lastWriteErrorLog > 10 { // once per interval, not once per chunk
+                    lastWriteErrorLog = now
+                    logger.error("cache write failed; passing through uncached", metadata: ["error": "\(err)", "dir": "\(directory)"])
+                }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Marks `range` confirmed: the bytes were written completely from one response of this version.
+    /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges.
+    public func confirm(_ r: CachedResource, _ range: Range<Int>) {
+        let before = r.confirmed.count
+        r.confirmed.insert(range)
+        let added = r.confirmed.count - before
+        r.accountedBytes += added
+        totalBytes += added
+        r.dirty = true
+        if maxSize > 0 && totalBytes > maxSize { evict() }
+    }
+
+    /// Marks a resource used now (for least-recently-used eviction).
+    public func touch(_ r: CachedResource, now: Int) {
+        if now - r.lastAccess >= 1 { r.lastAccess = now; r.dirty = true }
+    }
+
+    /// Pins or unpins a resource; pinned resources are never evicted.
+    public func setPinned(_ r: CachedResource, _ pinned: Bool) {
+        r.pinned = pinned
+        r.dirty = true
+    }
+
+    /// Evicts least recently used resources not in use until under `maxSize`.
+    private func evict() {
+        var rounds = 0
+        while totalBytes > maxSize && rounds < 8 {
+            rounds += 1
+            flush(wait: true) // the candidates query must see recent rows and access times
+            guard let candidates = try? index.evictionCandidates(limit: 64), !candidates.isEmpty else { return }
+            var progressed = false
+            for (id, key) in candidates where totalBytes > maxSize {
+                let r = resources[key] ?? lookup(key, now: 0)
+                guard let r, r.id == id, !r.pinned, !isInUse(r) else { continue }
+                let freed = r.accountedBytes
+                remove(r)
+                onEvict?(freed)
+                progressed = true
+            }
+            if !progressed { return }
+        }
+    }
+
+    /// Commits dirty rows, deletions and unlinks to the index queue: fdatasync each dirty file, then
+    /// one transaction, then unlink replaced files. `wait` blocks until done (shutdown, eviction).
+    public func flush(wait: Bool = false) {
+        var rows: [IndexDatabase.Row] = []
+        var fds: [Int32] = []
+        for r in resources.values where r.dirty {
+            r.dirty = false
+            if r.fd >= 0 { fds.append(dup(r.fd)) }
+            rows.append(IndexDatabase.Row(id: r.id, key: r.key, version: r.version, meta: r.meta, ranges: r.confirmed,
+                                          lastAccess: r.lastAccess, pinned: r.pinned))
+        }
+        let deletes = pendingDeletes, unlinks = pendingUnlinks
+        pendingDeletes.removeAll()
+        pendingUnlinks.removeAll()
+        guard !rows.isEmpty || !deletes.isEmpty || !unlinks.isEmpty else { return }
+        let idx = index, log = logger
+        let job = {
+            for fd in fds where fd >= 0 { fdatasync(fd); close(fd) }
+            do { try idx.commit(upserts: rows, deletes: deletes) } catch {
+                log.error("index commit failed", metadata: ["error": "\(error)"])
+            }
+            for p in unlinks { unlink(p) }
+        }
+        if wait { index.queue.sync(execute: job) } else { index.queue.async(execute: job) }
+        // Resources nobody uses and whose state is committed leave memory; the index has them.
+        if resources.count > 4096 {
+            for (k, r) in resources where !r.dirty && !isInUse(r) { resources[k] = nil }
+        }
+    }
+
+    /// The data file path of the resource's current version.
+    public func path(_ r: CachedResource) -> String {
+        "\(directory)/data/\(String(format: "%02x", r.id & 0xFF))/\(r.id)-\(r.version)"
+    }
+
+    private func openFile(_ r: CachedResource) {
+        let p = path(r)
+        let dir = (p as NSString).deletingLastPathComponent
+        mkdir(dir, 0o755)
+        r.fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if r.fd < 0 {
+            logger.error("cannot open cache file", metadata: ["path": "\(p)", "error": "\(String(cString: strerror(errno)))"])
+        }
+    }
+
+    /// Removes data files the index does not name: older versions, and ids that were never committed.
+    /// Ids above `startupMaxID` and versions above the committed one belong to this run and are kept.
+    private static func removeOrphans(directory: String, index: IndexDatabase, startupMaxID: Int, logger: Logger) {
+        guard let versions = try? index.allVersions() else { return }
+        let fm = FileManager.default
+        let data = directory + "/data"
+        var removed = 0
+        for sub in (try? fm.contentsOfDirectory(atPath: data)) ?? [] {
+            for name in (try? fm.contentsOfDirectory(atPath: "\(data)/\(sub)")) ?? [] {
+                let parts = name.split(separator: "-")
+                if parts.count == 2, let id = Int(parts[0]), let v = Int(parts[1]) {
+                    if id > startupMaxID { continue }
+                    if let committed = versions[id], v >= committed { continue }
+                }
+                unlink("\(data)/\(sub)/\(name)")
+                removed += 1
+            }
+        }
+        if removed > 0 { logger.info("removed orphaned cache files", metadata: ["count": "\(removed)"]) }
+    }
+}

@@ -1,0 +1,53 @@
+import EddyCore
+import Glibc
+
+/// One cached resource, in memory: its current version's metadata, the bytes confirmed on disk,
+/// and the open data file. Confined to the loop thread.
+///
+/// Terms: a *block* is `CacheStore.blockSize` bytes at a multiple of it; *confirmed* bytes are whole
+/// blocks (and the short last block) written completely from one response of this version; only
+/// confirmed bytes are recorded in the index and served after a restart.
+public final class CachedResource {
+    /// Row id in the index; also the data file's name stem.
+    public let id: Int
+    /// The cache key: the normalized upstream URL.
+    public let key: String
+    /// Incremented when the origin's representation changes; names the data file.
+    public private(set) var version: Int
+    public var meta: ResourceMeta
+    /// Confirmed bytes of this version.
+    public internal(set) var confirmed: ByteRangeSet
+    /// The data file, open read-write; -1 if it could not be opened.
+    public internal(set) var fd: Int32 = -1
+    /// Responses currently reading this resource; a resource in use is never evicted.
+    public var readers = 0
+    /// Anything attached by the layer above (the proxy keeps its fill sessions here).
+    public var attachment: AnyObject?
+    /// True when confirmed ranges or metadata changed since the last index commit.
+    var dirty = false
+    var metaDirty = false
+    var lastAccess: Int
+    /// Bytes confirmed and counted in the store's total.
+    var accountedBytes = 0
+    /// Pinned resources are never evicted.
+    public internal(set) var pinned = false
+
+    init(id: Int, key: String, version: Int, meta: ResourceMeta, confirmed: ByteRangeSet, lastAccess: Int) {
+        self.id = id
+        self.key = key
+        self.version = version
+        self.meta = meta
+        self.confirmed = confirmed
+        self.lastAccess = lastAccess
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// True when every byte of the representation is confirmed.
+    public var isComplete: Bool {
+        guard let len = meta.length else { return false }
+        return confirmed.contains(0..<len)
+    }
+
+    func bumpVersion() { version += 1 }
+}

@@ -1,0 +1,148 @@
+import EddyCore
+import Foundation
+
+/// The persistent index: one SQLite row per resource with its metadata and confirmed byte ranges.
+///
+/// Why it is crash-safe: SQLite runs in WAL mode, so each commit is atomic and survives a killed
+/// process. eddy commits a row's ranges only after `fdatasync` of the data file those ranges name
+/// (`CacheStore.flush`), so the index never vouches for bytes that are not on disk, even after a
+/// power loss; the worst case is losing the last second of confirmations, which are fetched again.
+/// A version change writes a new data file name, so old bytes cannot be mistaken for new ones.
+final class IndexDatabase {
+    /// Read connection, used on the loop thread for lookups.
+    let reader: SQLiteConnection
+    /// Write connection, used only on `queue`.
+    let writer: SQLiteConnection
+    /// Serial queue for every write and fsync, keeping the loop thread free of disk waits.
+    let queue = DispatchQueue(label: "eddy.index")
+    private let lookupStatement: SQLiteConnection.Statement
+    private var upsertStatement: SQLiteConnection.Statement!
+    private var deleteStatement: SQLiteConnection.Statement!
+
+    /// A row as stored.
+    struct Row {
+        var id: Int
+        var key: String
+        var version: Int
+        var meta: ResourceMeta
+        var ranges: ByteRangeSet
+        var lastAccess: Int
+        var pinned: Bool
+    }
+
+    init(path: String) throws {
+        writer = try SQLiteConnection(path: path)
+        try writer.exec("PRAGMA journal_mode=WAL")
+        try writer.exec("PRAGMA synchronous=NORMAL")
+        try writer.exec("""
+            CREATE TABLE IF NOT EXISTS resources(
+              id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, version INTEGER NOT NULL,
+              length INTEGER, etag TEXT, last_modified TEXT, content_type TEXT, headers TEXT,
+              stored_at INTEGER NOT NULL, ranges BLOB, bytes INTEGER NOT NULL DEFAULT 0,
+              last_access INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);
+            CREATE INDEX IF NOT EXISTS resources_lru ON resources(pinned, last_access);
+            """)
+        reader = try SQLiteConnection(path: path)
+        lookupStatement = try reader.prepare("""
+            SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
+                   last_access, pinned FROM resources WHERE key = ?
+            """)
+        upsertStatement = try writer.prepare("""
+            INSERT INTO resources(id, key, version, length, etag, last_modified, content_type, headers,
+                                  stored_at, ranges, bytes, last_access, pinned)
+            VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
+            ON CONFLICT(id) DO UPDATE SET version=excluded.version, length=excluded.length, etag=excluded.etag,
+              last_modified=excluded.last_modified, content_type=excluded.content_type, headers=excluded.headers,
+              stored_at=excluded.stored_at, ranges=excluded.ranges, bytes=excluded.bytes,
+              last_access=excluded.last_access, pinned=excluded.pinned
+            """)
+        deleteStatement = try writer.prepare("DELETE FROM resources WHERE id = ?")
+    }
+
+    /// Loop thread: the row for `key`, if committed.
+    func lookup(_ key: String) throws -> Row? {
+        lookupStatement.reset()
+        lookupStatement.bind(1, key)
+        guard try lookupStatement.step() else { return nil }
+        let s = lookupStatement
+        let meta = ResourceMeta(length: s.optionalInt(3), etag: s.string(4), lastModified: s.string(5),
+                                contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8))
+        let row = Row(id: s.int(0), key: s.string(1) ?? key, version: s.int(2), meta: meta,
+                      ranges: IndexDatabase.decode(s.blob(9)), lastAccess: s.int(10), pinned: s.int(11) != 0)
+        lookupStatement.reset()
+        return row
+    }
+
+    /// Loop thread, at start: total confirmed bytes and the highest id.
+    func totals() throws -> (bytes: Int, maxID: Int, count: Int) {
+        let s = try reader.prepare("SELECT COALESCE(SUM(bytes),0), COALESCE(MAX(id),0), COUNT(*) FROM resources")
+        _ = try s.step()
+        return (s.int(0), s.int(1), s.int(2))
+    }
+
+    /// Loop thread: least recently used, unpinned resources, oldest first.
+    func evictionCandidates(limit: Int) throws -> [(id: Int, key: String)] {
+        let s = try reader.prepare("SELECT id, key FROM resources WHERE pinned = 0 ORDER BY last_access LIMIT \(limit)")
+        var out: [(Int, String)] = []
+        while try s.step() { out.append((s.int(0), s.string(1) ?? "")) }
+        return out
+    }
+
+    /// Index queue: writes the rows in one transaction.
+    func commit(upserts: [Row], deletes: [Int]) throws {
+        try writer.exec("BEGIN IMMEDIATE")
+        do {
+            for id in deletes {
+                deleteStatement.reset()
+                deleteStatement.bind(1, id)
+                _ = try deleteStatement.step()
+            }
+            for r in upserts {
+                let s = upsertStatement!
+                s.reset()
+                s.bind(1, r.id); s.bind(2, r.key); s.bind(3, r.version); s.bind(4, r.meta.length)
+                s.bind(5, r.meta.etag); s.bind(6, r.meta.lastModified); s.bind(7, r.meta.contentType)
+                s.bind(8, r.meta.headerText); s.bind(9, r.meta.storedAt); s.bind(10, blob: IndexDatabase.encode(r.ranges))
+                s.bind(11, r.ranges.count); s.bind(12, r.lastAccess); s.bind(13, r.pinned ? 1 : 0)
+                _ = try s.step()
+            }
+            try writer.exec("COMMIT")
+        } catch {
+            try? writer.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Index queue: every (id, version) pair, for removing orphaned data files at start.
+    func allVersions() throws -> [Int: Int] {
+        let s = try writer.prepare("SELECT id, version FROM resources")
+        var out: [Int: Int] = [:]
+        while try s.step() { out[s.int(0)] = s.int(1) }
+        return out
+    }
+
+    /// Ranges as little-endian Int64 pairs.
+    static func encode(_ set: ByteRangeSet) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(set.ranges.count * 16)
+        for r in set.ranges {
+            for v in [r.lowerBound, r.upperBound] { withUnsafeBytes(of: Int64(v).littleEndian) { out.append(contentsOf: $0) } }
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) -> ByteRangeSet {
+        var set = ByteRangeSet()
+        guard bytes.count % 16 == 0 else { return set }
+        var values: [Int] = []
+        bytes.withUnsafeBytes { raw in
+            for i in stride(from: 0, to: bytes.count, by: 8) {
+                values.append(Int(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: Int64.self))))
+            }
+        }
+        for i in stride(from: 0, to: values.count, by: 2) where values[i] < values[i + 1] && values[i] >= 0 {
+            set.insert(values[i]..<values[i + 1])
+        }
+        return set
+    }
+}

@@ -1,0 +1,38 @@
+/// A `Cache-Status` field value (RFC 9211), e.g. `eddy; hit` or `eddy; fwd=miss; stored`.
+public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
+    /// Why the cache forwarded (RFC 9211 section 2.2), nil for a hit.
+    public enum Forward: String, Sendable {
+        case uriMiss = "uri-miss"
+        case miss
+        case partial
+        case stale
+        case bypass
+        case method
+        case request
+    }
+
+    public var forward: Forward?
+    /// The origin's status when forwarded.
+    public var forwardStatus: Int?
+    /// True when the response was (at least partly) stored.
+    public var stored = false
+    /// Remaining freshness in seconds (ttl parameter).
+    public var ttl: Int?
+    /// Free-text detail, e.g. why it was not stored.
+    public var detail: String?
+
+    public init(forward: Forward? = nil) { self.forward = forward }
+
+    public var description: String {
+        var s = "eddy"
+        if let forward { s += "; fwd=\(forward.rawValue)" } else { s += "; hit" }
+        if let forwardStatus { s += "; fwd-status=\(forwardStatus)" }
+        if let ttl { s += "; ttl=\(ttl)" }
+        if stored { s += "; stored" }
+        if let detail { s += "; detail=\"\(detail)\"" }
+        return s
+    }
+
+    /// The short word for the access log: HIT, MISS, PARTIAL, STALE, BYPASS...
+    public var logWord: String { forward.map { $0.rawValue.uppercased() } ?? "HIT" }
+}

@@ -1,0 +1,54 @@
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 section 5.1).
+public struct HTTPHeaders: Equatable, Sendable, Sequence {
+    /// Fields in the order received.
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    public init() {}
+    public init(_ fields: [(String, String)]) { for (n, v) in fields { add(n, v) } }
+
+    public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Appends a field.
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces all fields of `name` with one.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    /// Removes all fields of `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// The first value of `name`.
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// All values of `name` joined with ", " (RFC 9110 section 5.3), nil when absent.
+    public func combined(_ name: String) -> String? {
+        let v = fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        return v.isEmpty ? nil : v.joined(separator: ", ")
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+extension String {
+    /// ASCII case-insensitive equality without allocating.
+    @inlinable
+    public func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 65 && x <= 90) ? x + 32 : x
+            let ly = (y >= 65 && y <= 90) ? y + 32 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}

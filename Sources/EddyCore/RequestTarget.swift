@@ -1,0 +1,60 @@
+/// How a client named the upstream resource: the three URL forms eddy accepts.
+public enum RequestForm: String, Sendable {
+    /// `GET /movies/a.mp4` under a configured origin prefix.
+    case mapped
+    /// `GET /https://cdn.example.com/movies/a.mp4`.
+    case urlPrefix = "prefix"
+    /// `GET http://cdn.example.com/movies/a.mp4 HTTP/1.1` (absolute-form, RFC 9112 section 3.2.2).
+    case forward
+}
+
+/// The result of routing a request-target.
+public enum RequestTarget: Equatable, Sendable {
+    /// Fetch `url`; `checkAddress` asks the fetcher to refuse internal addresses after DNS.
+    case upstream(url: UpstreamURL, form: RequestForm, checkAddress: Bool)
+    /// Refuse with a status and a one-line reason.
+    case refused(status: Int, reason: String)
+}
+
+/// Maps request-targets to upstream URLs and applies the host policy.
+public struct TargetResolver: Sendable {
+    /// Mapped origins, longest prefix first.
+    public let routes: [OriginRoute]
+    /// Hosts the URL-prefix and forward forms may reach.
+    public let allowHosts: [HostPattern]
+
+    public init(routes: [OriginRoute], allowHosts: [HostPattern]) {
+        self.routes = routes.sorted { $0.prefix.count > $1.prefix.count }
+        self.allowHosts = allowHosts
+    }
+
+    /// Routes a request-target as evhttp hands it over (origin-form or absolute-form).
+    public func resolve(_ target: String) -> RequestTarget {
+        if target.hasPrefix("/http://") || target.hasPrefix("/https://") {
+            return resolveAbsolute(target.dropFirst(), form: .urlPrefix)
+        }
+        if !target.hasPrefix("/") {
+            let lower = target.prefix(8).lowercased()
+            if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return resolveAbsolute(target[...], form: .forward) }
+            return .refused(status: 400, reason: "request-target is neither a path nor an http(s) URL")
+        }
+        for route in routes where target.hasPrefix(route.prefix) || target + "/" == route.prefix {
+            let rest = target.count >= route.prefix.count ? String(target.dropFirst(route.prefix.count - 1)) : "/"
+            guard rest.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return .refused(status: 400, reason: "invalid characters in path") }
+            return .upstream(url: route.base.appending(pathAndQuery: rest), form: .mapped, checkAddress: false)
+        }
+        return .refused(status: 404, reason: "no origin is configured for this path")
+    }
+
+    private func resolveAbsolute(_ text: Substring, form: RequestForm) -> RequestTarget {
+        guard let url = UpstreamURL.parse(text) else { return .refused(status: 400, reason: "malformed upstream URL") }
+        let matching = allowHosts.filter { $0.matches(host: url.host, port: url.port) }
+        guard !matching.isEmpty else { return .refused(status: 403, reason: "host \(url.host) is not allowed (see --allow-host)") }
+        // A pattern without wildcards in its host names this host on purpose; only then may it be internal.
+        let explicit = matching.contains { !$0.host.contains("*") && !$0.host.contains("?") }
+        if !explicit && AddressPolicy.isInternalLiteral(host: url.host) {
+            return .refused(status: 403, reason: "target \(url.host) is a loopback, private or link-local address")
+        }
+        return .upstream(url: url, form: form, checkAddress: !explicit)
+    }
+}

@@ -1,0 +1,128 @@
+import CCurl
+import CLibevent
+import Glibc
+
+/// Drives libcurl's multi_socket interface from an `EventLoop` (the pattern of curl's hiperfifo.c):
+/// curl tells us which sockets to watch and when to time out; libevent tells curl when they fire.
+///
+/// One multi handle per loop, so connections (and HTTP/2 sessions) are reused across transfers.
+public final class CurlMulti {
+    let multi: UnsafeMutableRawPointer
+    let loop: EventLoop
+    private var timer: LoopTimer!
+    private var transfers: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
+    private var pendingRemoval: [UpstreamTransfer] = []
+    private var reaper: LoopTimer!
+
+    /// Transfers in flight.
+    public var activeCount: Int { transfers.count }
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    /// Creates the multi handle. `maxPerHost` caps connections per origin host (0 = unlimited).
+    public init(loop: EventLoop, maxPerHost: Int = 0) {
+        _ = CurlMulti.globalInit
+        self.loop = loop
+        multi = curl_multi_init()!
+        timer = LoopTimer(loop: loop) { [unowned self] in
+            var running: Int32 = 0
+            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+            drainMessages()
+        }
+        reaper = LoopTimer(loop: loop) { [unowned self] in reap() }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        eddy_curl_multi_setopt_socketfn(multi) { easy, fd, what, userp, socketp in
+            let me = Unmanaged<CurlMulti>.fromOpaque(userp!).takeUnretainedValue()
+            me.socketChanged(fd: fd, what: what, watch: socketp)
+            return 0
+        }
+        eddy_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, me)
+        eddy_curl_multi_setopt_timerfn(multi) { _, timeoutMs, userp in
+            let me = Unmanaged<CurlMulti>.fromOpaque(userp!).takeUnretainedValue()
+            // -1 deletes the timer; any other value (0 included) re-arms it. Never call curl from here.
+            if timeoutMs < 0 { me.timer.cancel() } else { me.timer.schedule(after: Double(timeoutMs) / 1000) }
+            return 0
+        }
+        eddy_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, me)
+        if maxPerHost > 0 { eddy_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost) }
+    }
+
+    deinit {
+        for (_, t) in transfers { curl_multi_remove_handle(multi, t.easy) }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Starts a transfer.
+    public func start(_ transfer: UpstreamTransfer) {
+        transfers[transfer.easy] = transfer
+        curl_multi_add_handle(multi, transfer.easy)
+    }
+
+    /// Stops a transfer; no further callbacks reach its owner. Safe inside curl callbacks: the handle
+    /// is removed from the multi on the next loop iteration.
+    func cancel(_ transfer: UpstreamTransfer) {
+        guard transfers[transfer.easy] != nil else { return }
+        pendingRemoval.append(transfer)
+        reaper.schedule(after: 0)
+    }
+
+    private func reap() {
+        let list = pendingRemoval
+        pendingRemoval.removeAll()
+        for t in list where transfers.removeValue(forKey: t.easy) != nil {
+            curl_multi_remove_handle(multi, t.easy)
+        }
+    }
+
+    /// Resumes a paused transfer (outside curl callbacks).
+    func resume(_ transfer: UpstreamTransfer) {
+        guard transfers[transfer.easy] != nil else { return }
+        curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
+        drainMessages()
+    }
+
+    private final class SocketWatch {
+        var event: OpaquePointer?
+        deinit { if let event { event_del(event); event_free(event) } }
+    }
+
+    private func socketChanged(fd: curl_socket_t, what: Int32, watch: UnsafeMutableRawPointer?) {
+        if what == CURL_POLL_REMOVE {
+            if let watch { Unmanaged<SocketWatch>.fromOpaque(watch).release() }
+            curl_multi_assign(multi, fd, nil)
+            return
+        }
+        let w: SocketWatch
+        if let watch {
+            w = Unmanaged<SocketWatch>.fromOpaque(watch).takeUnretainedValue()
+            event_del(w.event)
+            event_free(w.event)
+        } else {
+            w = SocketWatch()
+            curl_multi_assign(multi, fd, Unmanaged.passRetained(w).toOpaque())
+        }
+        var flags: Int16 = eddy_EV_PERSIST
+        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { flags |= eddy_EV_READ }
+        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { flags |= eddy_EV_WRITE }
+        w.event = event_new(loop.base, fd, flags, { fd, events, arg in
+            let me = Unmanaged<CurlMulti>.fromOpaque(arg!).takeUnretainedValue()
+            var mask: Int32 = 0
+            if events & eddy_EV_READ != 0 { mask |= CURL_CSELECT_IN }
+            if events & eddy_EV_WRITE != 0 { mask |= CURL_CSELECT_OUT }
+            var running: Int32 = 0
+            curl_multi_socket_action(me.multi, fd, mask, &running)
+            me.drainMessages()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        event_add(w.event, nil)
+    }
+
+    private func drainMessages() {
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &left) {
+            guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
+            let code = msg.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            if let t = transfers.removeValue(forKey: easy) { t.finished(code: code) }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import CLibevent
+import Glibc
+
+/// One libevent `event_base` and the thread that runs it.
+///
+/// Everything created from a loop (server, timers, curl driver, cache store) is confined to the
+/// thread that calls `run()`; nothing here is thread-safe, by design, so the hot path takes no locks.
+public final class EventLoop {
+    /// The underlying `struct event_base *`.
+    public let base: OpaquePointer
+
+    /// Creates a base. Ignores SIGPIPE process-wide: evbuffer writes with writev without MSG_NOSIGNAL.
+    public init() {
+        signal(SIGPIPE, SIG_IGN)
+        guard let b = event_base_new() else { fatalError("event_base_new failed") }
+        base = b
+    }
+
+    deinit { event_base_free(base) }
+
+    /// Runs until `stop()` or until no events remain.
+    public func run() { event_base_dispatch(base) }
+
+    /// Makes `run()` return after the current callbacks.
+    public func stop() { event_base_loopbreak(base) }
+
+    /// Seconds since the epoch, from the loop's cached time (cheap; updated once per loop iteration).
+    public func wallClock() -> Int {
+        var tv = timeval()
+        event_base_gettimeofday_cached(base, &tv)
+        return tv.tv_sec
+    }
+
+    /// A monotonic clock in seconds, for durations.
+    public static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

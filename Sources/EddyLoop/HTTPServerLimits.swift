@@ -1,0 +1,15 @@
+/// Limits applied to client connections (evhttp's defaults are unlimited, see the notes on libevent).
+public struct HTTPServerLimits: Sendable {
+    /// Largest request header block, bytes.
+    public var maxHeaderBytes: Int = 16 << 10
+    /// Largest request body, bytes (eddy serves GET and HEAD; bodies are only read to be refused).
+    public var maxBodyBytes: Int = 64 << 10
+    /// Longest request-target, bytes; longer ones get 414.
+    public var maxURILength: Int = 8 << 10
+    /// Connections with a request in progress; more get 503.
+    public var maxConnections: Int = 4096
+    /// Seconds a connection may sit idle (no read or write progress) before it is closed.
+    public var idleTimeout: Int = 60
+
+    public init() {}
+}

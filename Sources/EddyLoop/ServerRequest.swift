@@ -1,0 +1,217 @@
+import CLibevent
+import EddyCore
+import Glibc
+
+/// One client request and its response, wrapping an `evhttp_request`.
+///
+/// Responses are either sent whole (`send`, `sendError`) or streamed: `start` sends the head with a
+/// Content-Length, then `writeFile`/`write` add body bytes and `onDrained` fires when the connection's
+/// output buffer falls under its low watermark, then `end`. File bytes are added as file segments to
+/// the connection's own output buffer, so libevent sends them with sendfile (zero-copy).
+public final class ServerRequest {
+    let raw: OpaquePointer
+    private unowned let server: HTTPServer
+    /// The method as sent (`GET`, `HEAD`, ...).
+    public let method: String
+    /// The request-target as sent: origin-form path or absolute-form URL.
+    public let uri: String
+    /// Request header fields.
+    public let headers: HTTPHeaders
+    /// Peer address (for the access log).
+    public let peer: String
+    /// HTTP version, e.g. "HTTP/1.1".
+    public let version: String
+    /// Called once when the client connection closes before `end()`; the body can no longer be sent.
+    public var onClose: (() -> Void)?
+    /// Called when the output buffer has drained below the low watermark after a `write`.
+    public var onDrained: (() -> Void)?
+    /// True after the connection closed under a streamed reply.
+    public private(set) var isGone = false
+    /// True once the response head went out.
+    public private(set) var headSent = false
+    /// True once the response is complete (or abandoned).
+    public private(set) var isFinished = false
+    /// The status sent, for the access log.
+    public private(set) var status = 0
+    /// Body bytes handed to the connection, for the access log.
+    public private(set) var bodyBytesSent = 0
+    private var segment: OpaquePointer?
+    private var segmentFD: Int32 = -1
+
+    init(raw: OpaquePointer, server: HTTPServer) {
+        self.raw = raw
+        self.server = server
+        switch evhttp_request_get_command(raw) {
+        case EVHTTP_REQ_GET: method = "GET"
+        case EVHTTP_REQ_HEAD: method = "HEAD"
+        case EVHTTP_REQ_POST: method = "POST"
+        case EVHTTP_REQ_PUT: method = "PUT"
+        case EVHTTP_REQ_DELETE: method = "DELETE"
+        case EVHTTP_REQ_OPTIONS: method = "OPTIONS"
+        case EVHTTP_REQ_TRACE: method = "TRACE"
+        case EVHTTP_REQ_CONNECT: method = "CONNECT"
+        case EVHTTP_REQ_PATCH: method = "PATCH"
+        default: method = "UNKNOWN"
+        }
+        uri = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? ""
+        var h = HTTPHeaders()
+        if let q = evhttp_request_get_input_headers(raw) {
+            var kv = eddy_evkeyvalq_first(q)
+            while let p = kv {
+                h.add(String(cString: p.pointee.key), String(cString: p.pointee.value))
+                kv = eddy_evkeyval_next(p)
+            }
+        }
+        headers = h
+        var addr: UnsafeMutablePointer<CChar>? = nil
+        var port: UInt16 = 0
+        if let conn = evhttp_request_get_connection(raw) {
+            evhttp_connection_get_peer(conn, &addr, &port)
+        }
+        peer = addr.map { String(cString: $0) } ?? "-"
+        version = "HTTP/\(raw_major(raw)).\(raw_minor(raw))"
+    }
+
+    deinit { releaseSegment() }
+
+    private func releaseSegment() {
+        if let segment { evbuffer_file_segment_free(segment) }
+        segment = nil
+    }
+
+    private func applyHeaders(_ headers: HTTPHeaders, status: Int) {
+        self.status = status
+        let out = evhttp_request_get_output_headers(raw)
+        for (n, v) in headers { evhttp_add_header(out, n, v) }
+    }
+
+    /// Sends a complete response with `body` (omitted on HEAD by evhttp).
+    public func send(status: Int, headers: HTTPHeaders, body: [UInt8] = []) {
+        guard !isFinished else { return }
+        applyHeaders(headers, status: status)
+        let buf = evbuffer_new()
+        if !body.isEmpty && method != "HEAD" {
+            body.withUnsafeBytes { _ = evbuffer_add(buf, $0.baseAddress, $0.count) }
+            bodyBytesSent = body.count
+        }
+        evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
+        evbuffer_free(buf)
+        headSent = true
+        isFinished = true
+    }
+
+    /// Sends a short plain-text error: one line saying why.
+    public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders = HTTPHeaders(), close: Bool = false) {
+        var h = extra
+        h.set("Content-Type", "text/plain; charset=utf-8")
+        if close { h.set("Connection", "close") }
+        send(status: status, headers: h, body: Array("\(status) \(ReasonPhrase.of(status)): \(reason)\n".utf8))
+    }
+
+    /// Sends the head of a streamed response. Put `Content-Length` in `headers` whenever it is known:
+    /// evhttp then does not switch to chunked encoding.
+    public func start(status: Int, headers: HTTPHeaders) {
+        guard !isFinished, !headSent else { return }
+        applyHeaders(headers, status: status)
+        evhttp_send_reply_start(raw, Int32(status), ReasonPhrase.of(status))
+        headSent = true
+        if let conn = evhttp_request_get_connection(raw) {
+            server.activeRequests[conn] = self
+            // Keep the socket busy: wake the writer while 64 KiB are still queued, not at empty.
+            if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 64 << 10, 0) }
+        }
+    }
+
+    /// Bytes queued in the connection's output buffer and not yet sent.
+    public var queuedBytes: Int {
+        guard !isGone, let out = eddy_evhttp_request_conn_output(raw) else { return 0 }
+        return evbuffer_get_length(out)
+    }
+
+    /// Queues `length` bytes of the file `fd` at `offset` for sending with sendfile, then arms
+    /// `onDrained`. `fd` is duplicated once per request, so the caller may close its own.
+    public func writeFile(fd: Int32, offset: Int, length: Int) {
+        guard length > 0, !isGone, !isFinished, let out = eddy_evhttp_request_conn_output(raw) else { return }
+        if segment == nil || segmentFD != fd {
+            releaseSegment()
+            let dupFD = dup(fd)
+            guard dupFD >= 0 else { return }
+            // One segment per request covering the whole file; pieces of it are added as needed.
+            // CLOSE_ON_FREE closes the dup when the last buffered piece has been sent.
+            segment = evbuffer_file_segment_new(dupFD, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
+            segmentFD = fd
+        }
+        // All but the last byte go straight into the connection's output buffer (sendfile). The
+        // last byte goes through evhttp_send_reply_chunk_with_cb, the only public way to arm
+        // evhttp's drain callback, which ignores empty buffers.
+        if length > 1 { evbuffer_add_file_segment(out, segment, Int64(offset), Int64(length - 1)) }
+        var last: UInt8 = 0
+        guard pread(fd, &last, 1, off_t(offset + length - 1)) == 1 else { return }
+        bodyBytesSent += length
+        withUnsafeBytes(of: &last) { chunk(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Queues bytes (copied) and arms `onDrained`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty, !isGone, !isFinished else { return }
+        bodyBytesSent += bytes.count
+        chunk(bytes)
+    }
+
+    private func chunk(_ bytes: UnsafeRawBufferPointer) {
+        let buf = evbuffer_new()
+        evbuffer_add(buf, bytes.baseAddress, bytes.count)
+        evhttp_send_reply_chunk_with_cb(raw, buf, { _, arg in
+            guard let arg else { return }
+            let r = Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue()
+            r.onDrained?()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        evbuffer_free(buf)
+    }
+
+    /// Completes a streamed response. After a close, this frees the detached request (evhttp
+    /// requires the call even then, or the request leaks).
+    public func end() {
+        guard headSent, !isFinished else { return }
+        isFinished = true
+        onDrained = nil
+        if let conn = evhttp_request_get_connection(raw) {
+            if server.activeRequests[conn] === self { server.activeRequests[conn] = nil }
+            // evhttp_send_reply_end finishes the request from the write callback, which fires at the
+            // low watermark, not at empty: with 64 KiB raised, the tail of the body could be cut off.
+            if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 0, 0) }
+        }
+        evhttp_send_reply_end(raw)
+    }
+
+    /// Ends a streamed response by closing the connection, so the client sees a short body and
+    /// cannot mistake it for a complete one.
+    public func abort() {
+        guard headSent, !isFinished else { return }
+        if !isGone, let conn = evhttp_request_get_connection(raw), let bev = evhttp_connection_get_bufferevent(conn) {
+            // Shutting the socket down makes the pending write fail; evhttp then frees the connection.
+            shutdown(bufferevent_getfd(bev), Int32(SHUT_RDWR))
+        }
+        end()
+    }
+
+    func connectionClosed() {
+        guard !isGone else { return }
+        isGone = true
+        let cb = onClose
+        onClose = nil
+        onDrained = nil
+        cb?()
+    }
+}
+
+@inline(__always) private func raw_major(_ r: OpaquePointer) -> Int {
+    var major: Int8 = 1, minor: Int8 = 1
+    eddy_evhttp_request_version(r, &major, &minor)
+    return Int(major)
+}
+@inline(__always) private func raw_minor(_ r: OpaquePointer) -> Int {
+    var major: Int8 = 1, minor: Int8 = 1
+    eddy_evhttp_request_version(r, &major, &minor)
+    return Int(minor)
+}

@@ -1,0 +1,201 @@
+import CCurl
+import EddyCore
+import Glibc
+
+/// One upstream HTTP exchange on a `CurlMulti`, reporting head, body bytes and completion through
+/// closures on the loop thread.
+///
+/// Settings are those a cache needs: no automatic decompression (the cache stores the origin's
+/// bytes), no environment proxies, no redirects followed (the client sees them), TLS verification
+/// on, HTTP/2 over TLS when offered, a connect timeout and a stall timeout instead of a total one
+/// (a large body may legitimately take hours).
+public final class UpstreamTransfer {
+    let easy: UnsafeMutableRawPointer
+    private unowned let multi: CurlMulti
+    /// The request as sent.
+    public let request: UpstreamRequest
+    /// Receives the final response head (1xx heads are skipped). Return false to abort.
+    public var onHead: ((UpstreamHead) -> Bool)?
+    /// Receives body bytes. Return `.accept`, `.pause` (call `resume()` later) or `.abort`.
+    public var onData: ((UnsafeRawBufferPointer) -> DataDisposition)?
+    /// Called once at the end: nil on success.
+    public var onComplete: ((UpstreamError?) -> Void)?
+    /// Body bytes received so far (the "bytes the origin sent" figure).
+    public private(set) var bodyBytes = 0
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var pendingHead = HTTPHeaders()
+    private var pendingStatus = 0
+    private var pendingVersion = ""
+    private var headDelivered = false
+    private var cancelled = false
+    private var blockedAddress = false
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+
+    /// What the body callback wants done with a chunk.
+    public enum DataDisposition { case accept, pause, abort }
+
+    /// Timeouts, seconds.
+    public struct Timeouts: Sendable {
+        public var connect: Int = 10
+        /// Abort when fewer than 1 byte/s arrive for this long.
+        public var stall: Int = 30
+        public init() {}
+    }
+
+    public init(multi: CurlMulti, request: UpstreamRequest, timeouts: Timeouts = Timeouts()) {
+        self.multi = multi
+        self.request = request
+        easy = curl_easy_init()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        setString(CURLOPT_URL, request.url.description)
+        setString(CURLOPT_PROXY, "")
+        eddy_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        eddy_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, timeouts.connect)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, timeouts.stall)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 << 10)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        eddy_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        if request.method == "HEAD" { eddy_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        eddy_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)
+        eddy_curl_easy_setopt_write(easy) { ptr, size, n, ud in
+            let t = Unmanaged<UpstreamTransfer>.fromOpaque(ud!).takeUnretainedValue()
+            return t.received(UnsafeRawBufferPointer(start: ptr, count: size * n))
+        }
+        eddy_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
+        eddy_curl_easy_setopt_header(easy) { ptr, size, n, ud in
+            let t = Unmanaged<UpstreamTransfer>.fromOpaque(ud!).takeUnretainedValue()
+            return t.headerLine(UnsafeRawBufferPointer(start: ptr, count: size * n)) ? size * n : 0
+        }
+        eddy_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
+        if request.refuseInternalAddresses {
+            eddy_curl_easy_setopt_opensocket(easy) { clientp, purpose, addr in
+                let t = Unmanaged<UpstreamTransfer>.fromOpaque(clientp!).takeUnretainedValue()
+                return t.openSocket(addr!)
+            }
+            eddy_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)
+        }
+        for (name, value) in request.headers {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        // curl adds "Accept: */*" on its own; an empty value suppresses it so the origin sees only
+        // what the client or eddy chose.
+        if request.headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        eddy_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        for p in cStrings { free(p) }
+    }
+
+    private func setString(_ opt: CURLoption, _ value: String) {
+        let p = strdup(value)!
+        cStrings.append(p)
+        eddy_curl_easy_setopt_ptr(easy, opt, p)
+    }
+
+    /// Starts the transfer.
+    public func start() { multi.start(self) }
+
+    /// Stops the transfer; `onComplete` is not called afterwards.
+    public func cancel() {
+        guard !cancelled else { return }
+        cancelled = true
+        onHead = nil
+        onData = nil
+        onComplete = nil
+        multi.cancel(self)
+    }
+
+    /// Resumes after `.pause`.
+    public func resume() { if !cancelled { multi.resume(self) } }
+
+    /// The IP address curl connected to, for logs.
+    public var remoteAddress: String? {
+        var p: UnsafeMutablePointer<CChar>? = nil
+        eddy_curl_easy_getinfo_str(easy, CURLINFO_PRIMARY_IP, &p)
+        return p.map { String(cString: $0) }
+    }
+
+    private func openSocket(_ addr: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var internalAddress = true
+        let family = addr.pointee.family
+        withUnsafeBytes(of: &addr.pointee.addr) { raw in
+            if family == AF_INET {
+                let sin = raw.load(as: sockaddr_in.self)
+                let bytes = withUnsafeBytes(of: sin.sin_addr) { Array($0) }
+                internalAddress = AddressPolicy.isInternal(ipv4: bytes)
+            } else if family == AF_INET6 {
+                let sin6 = raw.load(as: sockaddr_in6.self)
+                let bytes = withUnsafeBytes(of: sin6.sin6_addr) { Array($0) }
+                internalAddress = AddressPolicy.isInternal(ipv6: bytes)
+            }
+        }
+        if internalAddress {
+            blockedAddress = true
+            return eddy_CURL_SOCKET_BAD
+        }
+        return socket(family, addr.pointee.socktype, addr.pointee.protocol)
+    }
+
+    private func headerLine(_ raw: UnsafeRawBufferPointer) -> Bool {
+        if cancelled { return false }
+        // Trim CR LF on bytes: in Swift "\r\n" is one Character, so hasSuffix("\n") misses it.
+        var n = raw.count
+        while n > 0 && (raw[n - 1] == 10 || raw[n - 1] == 13) { n -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<n]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            let parts = line.split(separator: " ", maxSplits: 2)
+            pendingStatus = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            pendingVersion = String(parts.first ?? "")
+            pendingHead = HTTPHeaders()
+            return true
+        }
+        if line.isEmpty {
+            // End of one head; 1xx heads (103 Early Hints, 100 Continue) are followed by the real one.
+            if pendingStatus >= 200 && !headDelivered {
+                headDelivered = true
+                return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
+            }
+            return true
+        }
+        if let colon = line.firstIndex(of: ":") {
+            pendingHead.add(String(line[..<colon]), String(line[line.index(after: colon)...].trimmingOWS()))
+        }
+        return true
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if cancelled { return 0 }
+        bodyBytes += bytes.count
+        switch onData?(bytes) ?? .abort {
+        case .accept: return bytes.count
+        case .pause:
+            bodyBytes -= bytes.count // curl delivers the same bytes again on resume
+            return eddy_CURL_WRITEFUNC_PAUSE
+        case .abort: return 0
+        }
+    }
+
+    func finished(code: CURLcode) {
+        guard !cancelled, let done = onComplete else { return }
+        onComplete = nil
+        onHead = nil
+        onData = nil
+        if code == CURLE_OK { done(nil); return }
+        let message = String(cString: curl_easy_strerror(code))
+        if blockedAddress { done(.internalAddress); return }
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: done(.timeout(message))
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:
+            done(.connect(message))
+        default: done(.transfer(message))
+        }
+    }
+}

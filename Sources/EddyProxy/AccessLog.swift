@@ -1,0 +1,50 @@
+import EddyCore
+import Glibc
+
+/// One line per request: the combined log format, then cache status, bytes from cache, bytes from
+/// origin and duration in milliseconds, e.g.
+/// `127.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET /a.mp4 HTTP/1.1" 206 1024 "-" "mpv" HIT 1024 0 0.4`
+public final class AccessLog {
+    private let file: UnsafeMutablePointer<FILE>?
+
+    /// Opens `path` for appending; "-" is stderr; nil disables logging.
+    public init(path: String?) throws {
+        switch path {
+        case nil, "off": file = nil
+        case "-": file = stderr
+        case let p?:
+            guard let f = fopen(p, "a") else { throw HTTPLogError(description: "cannot open access log \(p)") }
+            setvbuf(f, nil, _IOLBF, 0)
+            file = f
+        }
+    }
+
+    public struct HTTPLogError: Error, CustomStringConvertible { public let description: String }
+
+    /// Writes one line.
+    public func record(peer: String, method: String, uri: String, version: String, status: Int, bytes: Int,
+                       referer: String?, userAgent: String?, cacheStatus: String, fromCache: Int, fromOrigin: Int,
+                       durationMs: Double, now: Int) {
+        guard let file else { return }
+        func q(_ s: String?) -> String {
+            guard let s, !s.isEmpty else { return "\"-\"" }
+            return "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"") + "\""
+        }
+        let line = "\(peer) - - [\(AccessLog.clfDate(now))] \(q("\(method) \(uri) \(version)")) \(status) \(bytes) \(q(referer)) \(q(userAgent)) \(cacheStatus) \(fromCache) \(fromOrigin) \(String(format1: durationMs))\n"
+        fputs(line, file)
+    }
+
+    static func clfDate(_ t: Int) -> String {
+        // HTTPDate gives "Sun, 06 Nov 1994 08:49:37 GMT"; CLF wants "06/Nov/1994:08:49:37 +0000".
+        let p = HTTPDate.format(t).split(separator: " ")
+        return "\(p[1])/\(p[2])/\(p[3]):\(p[4]) +0000"
+    }
+}
+
+extension String {
+    func replacingAll(_ a: String, _ b: String) -> String { split(separator: Character(a), omittingEmptySubsequences: false).joined(separator: b) }
+    init(format1 v: Double) {
+        let tenths = Int((v * 10).rounded())
+        self = "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,416 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+import Glibc
+
+/// Serves one client request from the cache, fetching missing bytes through shared fill sessions.
+///
+/// States, in order: *resolving* (looking up, or waiting for a discovery or revalidation head),
+/// *streaming* (the head is sent; `pump` moves bytes from disk to the connection as they are
+/// confirmed or written by a fill, and waits on an event otherwise), *done*.
+final class CacheExchange {
+    unowned let proxy: Proxy
+    let request: ServerRequest
+    let url: UpstreamURL
+    let key: String
+    let checkAddress: Bool
+    private let startedAt = EventLoop.monotonic()
+    private(set) var resource: CachedResource?
+    private var version = 0
+    private var pieces: [ResponsePiece] = []
+    private var pieceIndex = 0
+    private var pos = 0
+    private var cacheStatus = CacheStatus(forward: .miss)
+    private var streaming = false
+    private var done = false
+    private var bytesServed = 0
+    private var bytesAtStart = ByteRangeSet()
+    private var noProgressFills = 0
+    private var lastFillPos = -1
+    private var chunked = false
+    private var isHead: Bool { request.method == "HEAD" }
+
+    /// Most bytes handed to the connection per step, and the queue depth at which we wait for a drain.
+    private static let stepBytes = 1 << 20
+    private static let highWater = 512 << 10
+    /// How far ahead of a running fill's cursor a response waits for it rather than starting its own.
+    private static let lookahead = 2 * CacheStore.blockSize
+
+    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, checkAddress: Bool) {
+        self.proxy = proxy
+        self.request = request
+        self.url = url
+        self.key = url.description
+        self.checkAddress = checkAddress
+    }
+
+    // MARK: - resolving
+
+    func begin() {
+        request.onClose = { [weak self] in self?.clientGone() }
+        let now = proxy.loop.wallClock()
+        if let r = proxy.store.lookup(key, now: now) {
+            resource = r
+            r.readers += 1
+            let fills = ResourceFills.of(r)
+            if let reval = fills.revalidation {
+                cacheStatus = CacheStatus(forward: .stale)
+                proxy.metrics.coalesced += 1
+                reval.headWaiters.append(self)
+                return
+            }
+            if !proxy.isFresh(r, now: now) {
+                cacheStatus = CacheStatus(forward: .stale)
+                proxy.metrics.revalidations += 1
+                let reval = proxy.startFill(key: key, url: url, kind: .revalidation, resource: r,
+                                            asked: firstBlockAsked(r), checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
+                reval.owner = self
+                reval.headWaiters.append(self)
+                fills.revalidation = reval
+                reval.begin()
+                return
+            }
+            resourceReady()
+            return
+        }
+        if let d = proxy.discovering[key] {
+            cacheStatus = CacheStatus(forward: .miss)
+            proxy.metrics.coalesced += 1
+            d.headWaiters.append(self)
+            return
+        }
+        cacheStatus = CacheStatus(forward: .uriMiss)
+        let fill = proxy.startFill(key: key, url: url, kind: .discovery, resource: nil, asked: discoveryAsked(),
+                                   checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
+        fill.owner = self
+        fill.headWaiters.append(self)
+        proxy.discovering[key] = fill
+        fill.begin()
+    }
+
+    /// The range for a discovery request: the client's first range, widened to whole blocks.
+    private func discoveryAsked() -> RangeResponseCheck.Asked? {
+        let b = CacheStore.blockSize
+        if isHead { return .span(first: 0, last: b - 1) }
+        // Only the first range shapes the fetch; If-Range is evaluated once the validators are known.
+        guard case let .bytes(specs)? = RangeHeader.parse(request.headers["Range"]), specs.count == 1 else { return nil }
+        switch specs[0] {
+        case let .from(first, last):
+            let lo = first / b * b
+            if lo == 0 && last == nil { return nil }
+            return .span(first: lo, last: last.map { ($0 / b + 1) * b - 1 })
+        case let .suffix(n):
+            return .suffix(n)
+        }
+    }
+
+    /// The block a revalidation asks for: where this response will start reading.
+    private func firstBlockAsked(_ r: CachedResource) -> RangeResponseCheck.Asked {
+        let b = CacheStore.blockSize
+        var first = 0
+        if case let .bytes(specs)? = RangeHeader.parse(request.headers["Range"]), let len = r.meta.length,
+           let span = specs.compactMap({ $0.resolve(length: len) }).first {
+            first = span.first / b * b
+        }
+        return .span(first: first, last: first + b - 1)
+    }
+
+    /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
+    func resourceReady() {
+        guard !done else { return }
+        if resource == nil, let r = proxy.store.lookup(key, now: proxy.loop.wallClock()) {
+            resource = r
+            r.readers += 1
+        }
+        guard let r = resource else { headFailed(reason: "resource vanished", timeout: false); return }
+        respond(r)
+    }
+
+    /// Called when the fill this request waited on could not produce a head.
+    func headFailed(reason: String, timeout: Bool) {
+        guard !done else { return }
+        if let r = resource, r.meta.length != nil, !proxy.requiresRevalidation(r), cacheStatus.forward == .stale {
+            // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.
+            cacheStatus.detail = "stale: \(reason)"
+            respond(r)
+            return
+        }
+        if streaming { abort(reason); return }
+        fail(timeout ? 504 : 502, "upstream: \(reason)")
+    }
+
+    /// The discovery head was not storable: serve this request by passing the response through.
+    func passThrough(transfer: UpstreamTransfer?, head: UpstreamHead?, refusal: String?) {
+        guard !done else { return }
+        done = true
+        releaseResource()
+        proxy.metrics.bypasses += 1
+        let direct = DirectExchange(proxy: proxy, request: request, url: url, checkAddress: checkAddress,
+                                    reason: refusal ?? "not storable")
+        proxy.adopt(request, by: direct)
+        direct.begin(adopting: transfer, head: head)
+    }
+
+    // MARK: - head
+
+    private func respond(_ r: CachedResource) {
+        let m = r.meta
+        version = r.version
+        var headers = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
+        switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
+        case .notModified:
+            cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : cacheStatus.forward
+            finishWhole(status: 304, headers: headers.withoutBodyFields())
+            return
+        case .preconditionFailed:
+            finishWhole(status: 412, headers: headers.withoutBodyFields())
+            return
+        case .proceed: break
+        }
+        let rangeApplies = Preconditions.rangeApplies(ifRange: request.headers["If-Range"], etag: m.etag, lastModified: m.lastModified)
+        let header = rangeApplies ? RangeHeader.parse(request.headers["Range"]) : nil
+        guard let length = m.length else {
+            // Length unknown until the body ends: stream it whole, chunked (RFC 9110 section 14.2 lets
+            // a server ignore Range).
+            chunked = true
+            pieces = [.resource(0..<Int.max)]
+            startStreaming(status: 200, headers: headers)
+            return
+        }
+        var status = 200
+        switch RangePlan.make(header, length: length) {
+        case .full:
+            pieces = [.resource(0..<length)]
+            headers.set("Content-Length", "\(length)")
+        case let .single(span):
+            status = 206
+            pieces = [.resource(span.range)]
+            headers.set("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
+            headers.set("Content-Length", "\(span.count)")
+        case let .multipart(spans):
+            status = 206
+            let boundary = "eddy-\(r.id)-\(version)-\(length)"
+            let type = m.contentType ?? "application/octet-stream"
+            var total = 0
+            for (i, s) in spans.enumerated() {
+                let part = Array("\(i == 0 ? "" : "\r\n")--\(boundary)\r\nContent-Type: \(type)\r\nContent-Range: bytes \(s.first)-\(s.last)/\(length)\r\n\r\n".utf8)
+                pieces.append(.bytes(part))
+                pieces.append(.resource(s.range))
+                total += part.count + s.count
+            }
+            let closing = Array("\r\n--\(boundary)--\r\n".utf8)
+            pieces.append(.bytes(closing))
+            total += closing.count
+            headers.set("Content-Type", "multipart/byteranges; boundary=\(boundary)")
+            headers.set("Content-Length", "\(total)")
+        case .unsatisfiable:
+            headers = headers.withoutBodyFields()
+            headers.set("Content-Range", "bytes */\(length)")
+            pieces = []
+            cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil
+            finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
+            return
+        }
+        startStreaming(status: status, headers: headers)
+    }
+
+    private func coverage() -> Bool {
+        guard let r = resource else { return false }
+        for case let .resource(range) in pieces where range.upperBound != Int.max && !r.confirmed.contains(range) { return false }
+        return !chunked
+    }
+
+    private func startStreaming(status: Int, headers: HTTPHeaders) {
+        guard let r = resource else { return }
+        var h = headers
+        if coverage() && cacheStatus.forward != .uriMiss {
+            cacheStatus.forward = nil // every byte asked for is on disk: a hit
+        } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
+            cacheStatus.forward = cacheStatus.forward ?? .partial
+        }
+        cacheStatus.stored = cacheStatus.forward != nil
+        cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock())
+        h.set("Cache-Status", cacheStatus.description)
+        bytesAtStart = r.confirmed
+        streaming = true
+        if case let .resource(range)? = pieces.first { pos = range.lowerBound }
+        request.onDrained = { [weak self] in self?.pump() }
+        if isHead {
+            request.send(status: status, headers: h)
+            complete()
+            return
+        }
+        request.start(status: status, headers: h)
+        pump()
+    }
+
+    // MARK: - streaming
+
+    /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a drain.
+    func pump() {
+        guard streaming, !done else { return }
+        if request.isGone { clientGone(); return }
+        while pieceIndex < pieces.count {
+            if request.queuedBytes >= CacheExchange.highWater { return } // onDrained resumes
+            switch pieces[pieceIndex] {
+            case let .bytes(b):
+                b.withUnsafeBytes { request.write($0) }
+                advancePiece()
+            case let .resource(range):
+                guard let r = resource, r.version == version else {
+                    abort("the origin's representation changed during the response")
+                    return
+                }
+                let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
+                if pos >= end {
+                    if end == Int.max { waitForBytes(r, end: end); return }
+                    advancePiece()
+                    continue
+                }
+                let available = availableBytes(r, at: pos)
+                if available == 0 { waitForBytes(r, end: end); return }
+                let n = Swift.min(available, end - pos, CacheExchange.stepBytes)
+                send(r, offset: pos, count: n)
+                pos += n
+                bytesServed += n
+                noProgressFills = 0
+            }
+        }
+        complete()
+    }
+
+    private func advancePiece() {
+        pieceIndex += 1
+        if pieceIndex < pieces.count, case let .resource(range) = pieces[pieceIndex] { pos = range.lowerBound }
+    }
+
+    private func send(_ r: CachedResource, offset: Int, count: Int) {
+        if chunked {
+            // Chunked framing is added by evhttp only to buffers it is given, so no direct sendfile here.
+            var buf = [UInt8](repeating: 0, count: count)
+            let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, count, off_t(offset)) }
+            if n > 0 { buf.withUnsafeBytes { request.write(UnsafeRawBufferPointer(rebasing: $0[..<n])) } }
+        } else {
+            request.writeFile(fd: r.fd, offset: offset, length: count)
+        }
+    }
+
+    /// Bytes readable at `offset`: confirmed ones, or ones a fill of this version has written.
+    private func availableBytes(_ r: CachedResource, at offset: Int) -> Int {
+        var n = r.confirmed.contiguousLength(from: offset)
+        for f in ResourceFills.of(r).fills where f.version == r.version && f.state == .streaming
+            && f.dataStart <= offset && offset < f.cursor {
+            n = Swift.max(n, f.cursor - offset)
+        }
+        return n
+    }
+
+    /// Registers as a waiter and makes sure a fill is bringing the bytes at `pos`.
+    private func waitForBytes(_ r: CachedResource, end: Int) {
+        let fills = ResourceFills.of(r)
+        fills.waiters[ObjectIdentifier(self)] = self
+        if fills.fills.contains(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) { return }
+        if r.meta.length == nil {
+            // Unknown length and no fill running: the body before us was cut off; fetch from here.
+            if fills.fills.contains(where: { $0.state.isActive }) { return }
+        }
+        if lastFillPos == pos { noProgressFills += 1 } else { noProgressFills = 0 }
+        lastFillPos = pos
+        if noProgressFills >= proxy.maxResumes {
+            fills.waiters[ObjectIdentifier(self)] = nil
+            abort("upstream failed \(noProgressFills) times at byte \(pos)")
+            return
+        }
+        if noProgressFills > 0 { proxy.metrics.resumes += 1 }
+        guard r.meta.ifRangeValidator != nil else {
+            // Without a validator, bytes from two responses can not be proven to belong together.
+            fills.waiters[ObjectIdentifier(self)] = nil
+            abort("resource has no validator; cannot resume a partial body")
+            return
+        }
+        let b = CacheStore.blockSize
+        let first = pos / b * b
+        var last: Int? = end == Int.max ? nil : ((end - 1) / b + 1) * b - 1
+        if let next = r.confirmed.nextStored(from: pos) { last = Swift.min(last ?? Int.max, next - 1) }
+        for f in fills.fills where f.state.isActive && f.start > pos { last = Swift.min(last ?? Int.max, f.start - 1) }
+        if let len = r.meta.length { last = Swift.min(last ?? (len - 1), len - 1) }
+        // A running fill heading through our block would fetch the same bytes: stop it at `first`.
+        for f in fills.fills where f.state.isActive && f.start < first && (f.end ?? Int.max) > first && f.cursor <= first {
+            f.end = first
+        }
+        let fill = proxy.startFill(key: key, url: url, kind: .range, resource: r, asked: .span(first: first, last: last),
+                                   checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
+        fill.owner = self
+        fills.fills.append(fill)
+        fill.begin()
+    }
+
+    // MARK: - endings
+
+    private func finishWhole(status: Int, headers: HTTPHeaders, body: [UInt8] = []) {
+        var h = headers
+        if cacheStatus.forward == .stale { cacheStatus.forward = nil }
+        h.set("Cache-Status", cacheStatus.description)
+        if !body.isEmpty { h.set("Content-Type", "text/plain; charset=utf-8") }
+        request.send(status: status, headers: h, body: body)
+        complete()
+    }
+
+    private func fail(_ status: Int, _ reason: String) {
+        var h = HTTPHeaders()
+        h.set("Via", proxy.via)
+        h.set("Cache-Status", "\(proxy.config.name); fwd=\(cacheStatus.forward?.rawValue ?? "miss"); detail=\"\(reason.replacingAll("\"", "'"))\"")
+        request.sendError(status, reason, extra: h)
+        complete()
+    }
+
+    private func abort(_ reason: String) {
+        proxy.logger.warning("response cut short", metadata: ["url": "\(url)", "reason": "\(reason)", "sent": "\(bytesServed)"])
+        if request.headSent { request.abort() } else { request.sendError(502, reason) }
+        complete()
+    }
+
+    private func clientGone() {
+        guard !done else { return }
+        request.end() // frees the detached request (libevent requires it)
+        complete()
+    }
+
+    private func complete() {
+        guard !done else { return }
+        done = true
+        if request.headSent && !request.isFinished { request.end() }
+        request.onDrained = nil
+        request.onClose = nil
+        let fromCache = bytesAtStart.isEmpty ? 0 : servedFromCache()
+        proxy.exchangeFinished(request: request, cacheStatus: cacheStatus, fromCache: fromCache,
+                               fromOrigin: Swift.max(0, bytesServed - fromCache), startedAt: startedAt)
+        releaseResource()
+    }
+
+    private func servedFromCache() -> Int {
+        var total = 0
+        for case let .resource(range) in pieces {
+            let end = Swift.min(range.upperBound, range.lowerBound + bytesServed)
+            if end > range.lowerBound { total += bytesAtStart.intersection(range.lowerBound..<end).count }
+        }
+        return Swift.min(total, bytesServed)
+    }
+
+    private func releaseResource() {
+        guard let r = resource else { return }
+        resource = nil
+        r.readers -= 1
+        ResourceFills.of(r).waiters[ObjectIdentifier(self)] = nil
+        proxy.resourceIdle(r)
+    }
+}
+
+extension HTTPHeaders {
+    /// Drops fields that describe a body, for 304/412/416 answers.
+    func withoutBodyFields() -> HTTPHeaders {
+        var h = self
+        for n in ["Content-Length", "Content-Range", "Content-Encoding"] { h.remove(n) }
+        return h
+    }
+}

@@ -1,0 +1,105 @@
+import EddyCore
+import Foundation
+import Yams
+
+/// Reads the YAML config file (see config/eddy.yaml for every key) into a `ProxyConfig`.
+public enum ConfigFile {
+    public struct ConfigError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Applies the settings in `text` on top of `base`. Unknown keys are errors: a typo must not
+    /// silently leave a default in place.
+    public static func apply(yaml text: String, to base: ProxyConfig) throws -> ProxyConfig {
+        var c = base
+        guard let root = try Yams.load(yaml: text) else { return c }
+        guard let map = root as? [String: Any] else { throw ConfigError(description: "the config file must be a mapping") }
+        for (key, value) in map {
+            switch key {
+            case "listen": (c.listenHost, c.listenPort) = try parseListen(string(value, key))
+            case "cache_dir": c.cacheDir = try string(value, key)
+            case "max_size": c.maxSize = try size(value, key)
+            case "origin": c.routes.append(try route(prefix: "/", url: string(value, key)))
+            case "origins":
+                guard let list = value as? [[String: Any]] else { throw ConfigError(description: "origins: expected a list of {prefix, url}") }
+                for item in list {
+                    c.routes.append(try route(prefix: (item["prefix"] as? String) ?? "/", url: string(item["url"] as Any, "origins.url")))
+                }
+            case "allow_hosts":
+                guard let list = value as? [String] else { throw ConfigError(description: "allow_hosts: expected a list of strings") }
+                for p in list { c.allowHosts.append(try hostPattern(p)) }
+            case "access_log": c.accessLog = try string(value, key)
+            case "default_ttl": c.defaultTTL = try int(value, key)
+            case "admin": c.admin = try parseListen(string(value, key))
+            case "log_level": c.logLevel = try string(value, key)
+            case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)
+            case "max_uri_length": c.limits.maxURILength = try size(value, key)
+            case "max_connections": c.limits.maxConnections = try int(value, key)
+            case "idle_timeout": c.limits.idleTimeout = try int(value, key)
+            case "connect_timeout": c.upstreamTimeouts.connect = try int(value, key)
+            case "stall_timeout": c.upstreamTimeouts.stall = try int(value, key)
+            case "max_upstream_per_host": c.maxUpstreamPerHost = try int(value, key)
+            default: throw ConfigError(description: "unknown config key '\(key)'")
+            }
+        }
+        return c
+    }
+
+    /// Reads and applies a file.
+    public static func load(path: String, into base: ProxyConfig) throws -> ProxyConfig {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(description: "cannot read config file \(path)")
+        }
+        do { return try apply(yaml: text, to: base) } catch let e as ConfigError {
+            throw ConfigError(description: "\(path): \(e.description)")
+        } catch {
+            throw ConfigError(description: "\(path): invalid YAML: \(error)")
+        }
+    }
+
+    /// `host:port`, `[v6]:port` or `:port`.
+    public static func parseListen(_ s: String) throws -> (String, Int) {
+        guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ConfigError(description: "listen address '\(s)' is not host:port")
+        }
+        var host = String(s[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    /// `URL` (prefix /) or `/prefix=URL`.
+    public static func route(spec: String) throws -> OriginRoute {
+        if spec.hasPrefix("/"), let eq = spec.firstIndex(of: "=") {
+            return try route(prefix: String(spec[..<eq]), url: String(spec[spec.index(after: eq)...]))
+        }
+        return try route(prefix: "/", url: spec)
+    }
+
+    public static func route(prefix: String, url: String) throws -> OriginRoute {
+        guard let u = UpstreamURL.parse(url[...]) else { throw ConfigError(description: "origin '\(url)' is not an http(s) URL") }
+        return OriginRoute(prefix: prefix, base: u)
+    }
+
+    public static func hostPattern(_ s: String) throws -> HostPattern {
+        guard let p = HostPattern(s) else { throw ConfigError(description: "allow-host '\(s)' is not a host pattern") }
+        return p
+    }
+
+    private static func string(_ v: Any, _ key: String) throws -> String {
+        if let s = v as? String { return s }
+        if let i = v as? Int { return String(i) }
+        throw ConfigError(description: "\(key): expected a string")
+    }
+
+    private static func int(_ v: Any, _ key: String) throws -> Int {
+        if let i = v as? Int { return i }
+        if let s = v as? String, let i = Int(s) { return i }
+        throw ConfigError(description: "\(key): expected an integer")
+    }
+
+    private static func size(_ v: Any, _ key: String) throws -> Int {
+        if let i = v as? Int { return i }
+        if let s = v as? String, let n = ByteSize.parse(s) { return n }
+        throw ConfigError(description: "\(key): expected a size such as 512M or 10G")
+    }
+}

@@ -1,0 +1,128 @@
+import EddyCore
+import EddyLoop
+
+/// Passes one response through without storing it: for responses a shared cache must not keep
+/// (no-store, private, Vary, errors, Set-Cookie), requests with credentials, and methods or
+/// resources eddy does not cache. Flow control: the upstream transfer pauses while the client's
+/// output buffer is above the high-water mark and resumes when it drains.
+final class DirectExchange {
+    unowned let proxy: Proxy
+    let request: ServerRequest
+    let url: UpstreamURL
+    let checkAddress: Bool
+    let reason: String
+    private var transfer: UpstreamTransfer?
+    private var paused = false
+    private var done = false
+    private let startedAt = EventLoop.monotonic()
+    private var fromOrigin = 0
+    private var status = CacheStatus(forward: .bypass)
+
+    private static let highWater = 256 << 10
+
+    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, checkAddress: Bool, reason: String) {
+        self.proxy = proxy
+        self.request = request
+        self.url = url
+        self.checkAddress = checkAddress
+        self.reason = reason
+        status.detail = reason
+    }
+
+    /// Starts a new upstream request, or adopts one whose head has arrived already.
+    func begin(adopting existing: UpstreamTransfer? = nil, head: UpstreamHead? = nil) {
+        request.onClose = { [weak self] in self?.clientGone() }
+        request.onDrained = { [weak self] in self?.drained() }
+        if let existing, let head {
+            transfer = existing
+            wire(existing)
+            _ = forwardHead(head)
+            return
+        }
+        var req = UpstreamRequest(url: url)
+        req.method = request.method == "HEAD" ? "HEAD" : "GET"
+        req.refuseInternalAddresses = checkAddress
+        req.headers = proxy.upstreamBaseHeaders(userAgent: request.headers["User-Agent"])
+        // End-to-end request fields that shape this one response travel on.
+        for name in ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
+                     "Authorization", "Cookie", "Accept", "Accept-Language", "Referer"] {
+            if let v = request.headers[name] { req.headers.set(name, v) }
+        }
+        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
+        transfer = t
+        wire(t)
+        t.onHead = { [unowned self] head in self.forwardHead(head) }
+        proxy.metrics.upstreamFetches += 1
+        t.start()
+    }
+
+    private func wire(_ t: UpstreamTransfer) {
+        t.onData = { [unowned self] bytes in
+            guard !self.done, !self.request.isGone else { return .abort }
+            self.fromOrigin += bytes.count
+            self.proxy.metrics.bytesFromOrigin += bytes.count
+            self.request.write(bytes)
+            if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
+            return .accept
+        }
+        t.onComplete = { [unowned self] error in self.completed(error) }
+    }
+
+    private func forwardHead(_ head: UpstreamHead) -> Bool {
+        var h = HTTPHeaders()
+        for (n, v) in head.headers where !StoragePolicy.hopByHop.contains(n.lowercased()) { h.add(n, v) }
+        h.set("Via", proxy.via(appendingTo: head.headers.combined("Via")))
+        var st = status
+        st.forwardStatus = head.status
+        h.set("Cache-Status", st.description)
+        status = st
+        if request.method == "HEAD" || head.status == 204 || head.status == 304 {
+            request.send(status: head.status, headers: h)
+            finish()
+            return false
+        }
+        request.start(status: head.status, headers: h)
+        return true
+    }
+
+    private func drained() {
+        if paused {
+            paused = false
+            transfer?.resume()
+        }
+    }
+
+    private func completed(_ error: UpstreamError?) {
+        transfer = nil
+        guard !done else { return }
+        if let error {
+            proxy.metrics.upstreamFailures += 1
+            if request.headSent {
+                proxy.logger.warning("pass-through cut short", metadata: ["url": "\(url)", "error": "\(error)"])
+                request.abort()
+            } else if error == .internalAddress {
+                request.sendError(403, "target \(url.host) resolves to a loopback, private or link-local address")
+            } else {
+                request.sendError(error.isTimeout ? 504 : 502, "upstream: \(error)")
+            }
+        }
+        finish()
+    }
+
+    private func clientGone() {
+        guard !done else { return }
+        transfer?.cancel()
+        transfer = nil
+        request.end()
+        finish()
+    }
+
+    private func finish() {
+        guard !done else { return }
+        done = true
+        if request.headSent && !request.isFinished { request.end() }
+        request.onDrained = nil
+        request.onClose = nil
+        proxy.exchangeFinished(request: request, cacheStatus: status, fromCache: 0, fromOrigin: fromOrigin, startedAt: startedAt)
+    }
+}

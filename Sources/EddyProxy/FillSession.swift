@@ -1,0 +1,315 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// One upstream fetch that writes a resource's bytes into the cache as they arrive.
+///
+/// Every fill is shared: any response that needs bytes in `start..<end` waits on it (single-flight)
+/// instead of fetching them again. Responses read what the fill wrote from the data file, so a slow
+/// client never slows the fill, and a fill never buffers for a client.
+final class FillSession {
+    unowned let proxy: Proxy
+    let key: String
+    let url: UpstreamURL
+    let kind: FillKind
+    private(set) var state: FillState = .awaitingHead
+    /// The resource written, nil while a discovery fill awaits its head.
+    private(set) var resource: CachedResource?
+    /// The version being written; bytes of another version are never mixed in.
+    private(set) var version = 0
+    /// First offset asked for; for a suffix request, known after the head.
+    private(set) var start: Int
+    /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
+    var end: Int?
+    /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
+    private(set) var cursor: Int
+    private(set) var dataStart: Int
+    private let asked: RangeResponseCheck.Asked?
+    private var transfer: UpstreamTransfer?
+    /// Exchanges waiting for this fill's head (discovery and revalidation).
+    var headWaiters: [CacheExchange] = []
+    /// The exchange that started the fill; it inherits the transfer when the response is not storable.
+    weak var owner: CacheExchange?
+    /// The upstream head, once received.
+    private(set) var head: UpstreamHead?
+    /// Why the response is not stored (discovery only).
+    private(set) var refusal: String?
+
+    /// Creates a fill. `asked` nil means a plain GET without Range.
+    init(proxy: Proxy, key: String, url: UpstreamURL, kind: FillKind, resource: CachedResource?,
+         asked: RangeResponseCheck.Asked?, checkAddress: Bool, userAgent: String?) {
+        self.proxy = proxy
+        self.key = key
+        self.url = url
+        self.kind = kind
+        self.resource = resource
+        self.asked = asked
+        self.version = resource?.version ?? 0
+        switch asked {
+        case let .span(first, last)?:
+            start = first
+            end = last.map { $0 + 1 }
+        case .suffix?, nil:
+            start = 0
+            end = nil
+        }
+        cursor = start
+        dataStart = start
+        var req = UpstreamRequest(url: url)
+        req.refuseInternalAddresses = checkAddress
+        req.headers = proxy.upstreamBaseHeaders(userAgent: userAgent)
+        switch asked {
+        case let .span(first, last)?: req.headers.set("Range", "bytes=\(first)-\(last.map(String.init) ?? "")")
+        case let .suffix(n)?: req.headers.set("Range", "bytes=-\(n)")
+        case nil: break
+        }
+        if let r = resource {
+            if kind == .revalidation {
+                // RFC 9111 section 4.3.1: validate with the stored validators; a 304 refreshes headers.
+                if let etag = r.meta.etag { req.headers.set("If-None-Match", etag) }
+                else if let lm = r.meta.lastModified { req.headers.set("If-Modified-Since", lm) }
+            } else if let v = r.meta.ifRangeValidator {
+                // RFC 9110 section 13.1.5: if the origin changed, it answers 200 with the new version
+                // instead of a 206 that would be mixed with the old bytes.
+                req.headers.set("If-Range", v)
+            }
+        }
+        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
+        transfer = t
+        t.onHead = { [unowned self] head in self.received(head: head) }
+        t.onData = { [unowned self] bytes in self.received(bytes) }
+        t.onComplete = { [unowned self] error in self.completed(error) }
+    }
+
+    func begin() {
+        proxy.metrics.upstreamFetches += 1
+        transfer?.start()
+    }
+
+    /// Hands the transfer (with its head already received) to a pass-through response.
+    func detachTransfer() -> UpstreamTransfer? {
+        let t = transfer
+        transfer = nil
+        t?.onHead = nil
+        t?.onData = nil
+        t?.onComplete = nil
+        state = .failed("handed over")
+        return t
+    }
+
+    /// True when this fill will write `offset` soon: it covers it and its cursor is at most
+    /// `lookahead` bytes before it (waiting longer would hurt a far seek's first byte).
+    func willCover(_ offset: Int, lookahead: Int) -> Bool {
+        guard state.isActive else { return false }
+        if state == .awaitingHead { return offset >= start && end.map { offset < $0 } ?? true && offset - start <= lookahead }
+        return offset >= dataStart && end.map { offset < $0 } ?? true && offset - cursor <= lookahead
+    }
+
+    // MARK: - upstream events
+
+    private func received(head: UpstreamHead) -> Bool {
+        self.head = head
+        let now = proxy.loop.wallClock()
+        proxy.metrics.bytesFromOrigin += 0
+        switch kind {
+        case .discovery: return discoveryHead(head, now: now)
+        case .revalidation, .range: return storedHead(head, now: now)
+        }
+    }
+
+    private func meta(from head: UpstreamHead, length: Int?, now: Int) -> ResourceMeta {
+        ResourceMeta(length: length, etag: head.headers["ETag"], lastModified: head.headers["Last-Modified"],
+                     contentType: head.headers["Content-Type"], headers: StoragePolicy.replayed(head.headers), storedAt: now)
+    }
+
+    /// Works out the span a 200 or 206 carries; nil (after failing) when the head cannot be used.
+    private func bodySpan(of head: UpstreamHead) -> (start: Int, length: Int?)? {
+        if head.status == 200 {
+            return (0, head.contentLength)
+        }
+        guard let asked else { fail("206 to a request without Range"); return nil }
+        switch RangeResponseCheck.verify(asked: asked, contentRange: head.headers["Content-Range"],
+                                         contentLength: head.contentLength, knownLength: resource?.meta.length) {
+        case let .success(v): return (v.span.first, v.completeLength)
+        case let .failure(reason):
+            proxy.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            fail("bad 206: \(reason)")
+            return nil
+        }
+    }
+
+    private func discoveryHead(_ head: UpstreamHead, now: Int) -> Bool {
+        if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
+            refusal = why
+            state = .failed("not storable: \(why)")
+            proxy.discoveryEnded(self, storable: false)
+            return transfer != nil // the owner took the transfer over, or it is cancelled
+        }
+        guard let (bodyStart, length) = bodySpan(of: head) else { return false }
+        if head.status == 206, let asked, case .suffix = asked { end = nil }
+        let r = proxy.store.insert(key: key, meta: meta(from: head, length: length, now: now), now: now)
+        attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
+        proxy.discoveryEnded(self, storable: true)
+        return true
+    }
+
+    private func storedHead(_ head: UpstreamHead, now: Int) -> Bool {
+        guard let r = resource else { return false }
+        let fills = ResourceFills.of(r)
+        if head.status == 304 && kind == .revalidation {
+            // RFC 9111 section 4.3.4: update the stored headers with those of the 304.
+            var m = r.meta
+            var replay = m.headers
+            for (n, v) in StoragePolicy.replayed(head.headers) { replay.set(n, v) }
+            m.headers = replay
+            if let e = head.headers["ETag"] { m.etag = e }
+            if let lm = head.headers["Last-Modified"] { m.lastModified = lm }
+            m.storedAt = now
+            proxy.store.refresh(r, meta: m)
+            state = .finished
+            finishRevalidation(fills)
+            return false // nothing more to read; the transfer ends
+        }
+        if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
+            // The origin now answers with an error or forbids storing: the stored copy is stale and
+            // can not be refreshed. Drop it; waiting responses start over.
+            proxy.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(why)"])
+            fail("origin answered \(head.status) (\(why))")
+            if head.status == 404 || head.status == 410 || why == "no-store" || why == "private" { proxy.dropResource(r) }
+            return false
+        }
+        guard let (bodyStart, length) = bodySpan(of: head) else { return false }
+        let new = meta(from: head, length: length, now: now)
+        if !r.meta.sameRepresentation(as: new) || (head.status == 206 && r.meta.length != nil && r.meta.length != length) {
+            // The origin changed the file: never combine two versions (RFC 9111 section 3.4).
+            proxy.metrics.validatorChanges += 1
+            proxy.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
+            proxy.store.replace(r, with: new)
+            proxy.versionChanged(r, by: self)
+        } else if kind == .revalidation {
+            var m = r.meta
+            m.storedAt = now
+            proxy.store.refresh(r, meta: m)
+        }
+        version = r.version
+        attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
+        if kind == .revalidation { finishRevalidation(fills) }
+        return true
+    }
+
+    private func finishRevalidation(_ fills: ResourceFills) {
+        if fills.revalidation === self { fills.revalidation = nil }
+        let waiters = headWaiters
+        headWaiters.removeAll()
+        for w in waiters { w.resourceReady() }
+    }
+
+    private func attach(to r: CachedResource, bodyStart: Int, isFull: Bool) {
+        resource = r
+        version = r.version
+        state = .streaming
+        dataStart = bodyStart
+        cursor = bodyStart
+        start = bodyStart
+        if isFull { end = nil } // the origin ignored Range: take the whole body from byte 0
+        let fills = ResourceFills.of(r)
+        if !fills.fills.contains(where: { $0 === self }) { fills.fills.append(self) }
+    }
+
+    private func received(_ bytes: UnsafeRawBufferPointer) -> UpstreamTransfer.DataDisposition {
+        guard state == .streaming, let r = resource else {
+            proxy.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
+            return .abort
+        }
+        proxy.metrics.bytesFromOrigin += bytes.count
+        guard r.version == version else { fail("superseded by a newer version"); return .abort }
+        var chunk = bytes
+        if let len = r.meta.length, cursor + chunk.count > len {
+            fail("origin sent more than the \(len) bytes it announced")
+            return .abort
+        }
+        if let e = end, cursor + chunk.count > e { chunk = UnsafeRawBufferPointer(rebasing: chunk[..<(e - cursor)]) }
+        guard proxy.store.write(r, offset: cursor, bytes: chunk) else {
+            fail("cache write failed")
+            proxy.storeFailed(r)
+            return .abort
+        }
+        cursor += chunk.count
+        confirmBlocks(r)
+        ResourceFills.of(r).wake()
+        if let e = end, cursor >= e {
+            finish(r)
+            return .abort // quietly stop the transfer: the rest (if any) is not wanted
+        }
+        return .accept
+    }
+
+    /// Confirms the whole blocks written by this fill (and the short last block at the end).
+    private func confirmBlocks(_ r: CachedResource) {
+        let b = CacheStore.blockSize
+        let lo = (dataStart + b - 1) / b * b
+        let hi: Int
+        if let len = r.meta.length, cursor == len { hi = len } else { hi = cursor / b * b }
+        if hi > lo { proxy.store.confirm(r, lo..<hi) }
+    }
+
+    private func finish(_ r: CachedResource) {
+        guard state.isActive else { return }
+        state = .finished
+        transfer?.cancel()
+        transfer = nil
+        detach(r)
+    }
+
+    private func completed(_ error: UpstreamError?) {
+        transfer = nil
+        guard state.isActive else { return }
+        if let error {
+            proxy.metrics.upstreamFailures += 1
+            fail(error.description, error: error)
+            return
+        }
+        guard let r = resource, state == .streaming else {
+            fail("upstream ended without a usable response")
+            return
+        }
+        if r.meta.length == nil, r.version == version {
+            // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
+            var m = r.meta
+            m.length = cursor
+            proxy.store.refresh(r, meta: m)
+            confirmBlocks(r)
+        } else if let e = end ?? r.meta.length, cursor < e {
+            fail("upstream body ended at \(cursor), expected \(e)")
+            return
+        }
+        state = .finished
+        detach(r)
+    }
+
+    private func fail(_ reason: String, error: UpstreamError? = nil) {
+        guard state.isActive else { return }
+        state = .failed(reason)
+        transfer?.cancel()
+        transfer = nil
+        if let r = resource {
+            let fills = ResourceFills.of(r)
+            if fills.revalidation === self { fills.revalidation = nil }
+            detach(r)
+        }
+        let waiters = headWaiters
+        headWaiters.removeAll()
+        if kind == .discovery { proxy.discoveryFailed(self) }
+        for w in waiters { w.headFailed(reason: reason, timeout: error?.isTimeout ?? false) }
+    }
+
+    private func detach(_ r: CachedResource) {
+        let fills = ResourceFills.of(r)
+        fills.fills.removeAll { $0 === self }
+        fills.wake()
+        proxy.resourceIdle(r)
+    }
+
+    /// Stops the fill (the resource was dropped).
+    func cancel() { fail("cancelled") }
+}

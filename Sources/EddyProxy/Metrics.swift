@@ -1,0 +1,43 @@
+/// Counters exposed at /metrics in the Prometheus text format.
+public final class Metrics {
+    public var requests = 0
+    public var hits = 0
+    public var misses = 0
+    public var partials = 0
+    public var coalesced = 0
+    public var bypasses = 0
+    public var revalidations = 0
+    public var validatorChanges = 0
+    public var upstreamFetches = 0
+    public var upstreamFailures = 0
+    public var resumes = 0
+    public var evictions = 0
+    public var bytesFromCache = 0
+    public var bytesFromOrigin = 0
+
+    public init() {}
+
+    /// The exposition text; `gauges` adds current values such as cache size.
+    public func render(gauges: [(String, String, Int)]) -> String {
+        let counters: [(String, String, Int)] = [
+            ("eddy_requests_total", "Client requests", requests),
+            ("eddy_cache_hits_total", "Responses served entirely from cache", hits),
+            ("eddy_cache_misses_total", "Responses for resources not in cache", misses),
+            ("eddy_cache_partial_total", "Responses partly served from cache", partials),
+            ("eddy_coalesced_waits_total", "Requests that waited on another request's fetch", coalesced),
+            ("eddy_bypass_total", "Responses passed through uncached", bypasses),
+            ("eddy_revalidations_total", "Conditional requests sent for stale resources", revalidations),
+            ("eddy_validator_changes_total", "Times the origin's representation changed under a stored one", validatorChanges),
+            ("eddy_upstream_fetches_total", "Upstream requests", upstreamFetches),
+            ("eddy_upstream_failures_total", "Upstream requests that failed", upstreamFailures),
+            ("eddy_upstream_resumes_total", "Fetches restarted at the first missing byte after a failure", resumes),
+            ("eddy_evictions_total", "Resources evicted", evictions),
+            ("eddy_bytes_from_cache_total", "Body bytes served from cache", bytesFromCache),
+            ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
+        ]
+        var out = ""
+        for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }
+        for (name, help, v) in gauges { out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(v)\n" }
+        return out
+    }
+}

@@ -1,0 +1,258 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+import Glibc
+import Logging
+
+/// The proxy: accepts client requests, routes them to an upstream URL, and serves them from the
+/// cache (`CacheExchange`) or passes them through (`DirectExchange`). Owns the loop's server, curl
+/// driver and cache store; everything runs on the loop thread.
+public final class Proxy {
+    public let config: ProxyConfig
+    public let loop: EventLoop
+    let logger: Logger
+    let store: CacheStore
+    let curl: CurlMulti
+    let metrics = Metrics()
+    private let resolver: TargetResolver
+    private let accessLog: AccessLog
+    private var server: HTTPServer!
+    private var adminServer: HTTPServer?
+    private var flushTimer: LoopTimer!
+    private var signals: [SignalWatcher] = []
+    private var draining = false
+    /// Responses in progress. Exchanges are otherwise only referenced from callbacks, so this is
+    /// what keeps them alive; each removes itself in `exchangeFinished`.
+    private var active: [ObjectIdentifier: AnyObject] = [:]
+    private var inFlight: Int { active.count }
+    /// Discovery fills by cache key: later requests for the same URL wait on them.
+    var discovering: [String: FillSession] = [:]
+    /// Consecutive failed fills at one offset before a response gives up.
+    let maxResumes = 4
+    let via: String
+
+    public init(config: ProxyConfig, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        loop = EventLoop()
+        store = try CacheStore(directory: config.cacheDir, maxSize: config.maxSize, logger: logger)
+        curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
+        resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
+        accessLog = try AccessLog(path: config.accessLog)
+        via = "1.1 \(config.name)"
+        store.isInUse = { r in r.readers > 0 || ((r.attachment as? ResourceFills)?.isBusy ?? false) }
+        store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
+        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
+        server.handler = { [unowned self] in handle($0) }
+        if let admin = config.admin {
+            let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)
+            s.handler = { [unowned self] in handleAdmin($0) }
+            adminServer = s
+        }
+        flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in store.flush() }
+        flushTimer.schedule(after: 0.5)
+        for sig in [SIGTERM, SIGINT] {
+            signals.append(SignalWatcher(loop: loop, signal: sig) { [unowned self] in drain() })
+        }
+    }
+
+    /// Runs until SIGTERM/SIGINT has drained every response.
+    public func run() {
+        logger.info("eddy listening", metadata: [
+            "listen": "\(config.listenHost):\(config.listenPort)", "cache": "\(config.cacheDir)",
+            "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)",
+        ])
+        loop.run()
+        store.flush(wait: true)
+        logger.info("eddy stopped")
+    }
+
+    /// SIGTERM: stop accepting, let responses in flight finish (at most 30 s), commit the index, exit.
+    private func drain() {
+        guard !draining else {
+            loop.stop()
+            return
+        }
+        draining = true
+        logger.info("draining", metadata: ["in_flight": "\(inFlight)"])
+        server.stopAccepting()
+        adminServer?.stopAccepting()
+        let deadline = EventLoop.monotonic() + 30
+        let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
+            if inFlight == 0 || EventLoop.monotonic() > deadline { loop.stop() }
+        }
+        poll.schedule(after: 0.05)
+        drainTimer = poll
+    }
+    /// Polls for the end of the drain; a second signal stops at once.
+    private var drainTimer: LoopTimer?
+
+    // MARK: - requests
+
+    private func handle(_ request: ServerRequest) {
+        metrics.requests += 1
+        active[ObjectIdentifier(request)] = request
+        if request.method == "CONNECT" {
+            request.sendError(405, "CONNECT tunnels are not supported; eddy is a caching proxy for http(s) GET",
+                              extra: allowHeader())
+            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+            return
+        }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            request.sendError(405, "method \(request.method) is not supported", extra: allowHeader())
+            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+            return
+        }
+        switch resolver.resolve(request.uri) {
+        case let .refused(status, reason):
+            request.sendError(status, reason)
+            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+        case let .upstream(url, _, checkAddress):
+            if request.headers["Authorization"] != nil {
+                // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
+                let direct = DirectExchange(proxy: self, request: request, url: url, checkAddress: checkAddress, reason: "authorization")
+                active[ObjectIdentifier(request)] = direct
+                direct.begin()
+                metrics.bypasses += 1
+                return
+            }
+            let exchange = CacheExchange(proxy: self, request: request, url: url, checkAddress: checkAddress)
+            active[ObjectIdentifier(request)] = exchange
+            exchange.begin()
+        }
+    }
+
+    private func allowHeader() -> HTTPHeaders {
+        var h = HTTPHeaders()
+        h.set("Allow", "GET, HEAD")
+        return h
+    }
+
+    private func handleAdmin(_ request: ServerRequest) {
+        guard request.uri == "/metrics" || request.uri.hasPrefix("/metrics?") else {
+            request.sendError(404, "the admin listener serves /metrics only")
+            return
+        }
+        let text = metrics.render(gauges: [
+            ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
+            ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
+            ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
+            ("eddy_client_connections", "Client connections with a request", server.openConnections),
+        ])
+        var h = HTTPHeaders()
+        h.set("Content-Type", "text/plain; version=0.0.4")
+        request.send(status: 200, headers: h, body: Array(text.utf8))
+    }
+
+    /// Replaces the object that keeps a request's response alive (a cache exchange turning into a
+    /// pass-through).
+    func adopt(_ request: ServerRequest, by owner: AnyObject) { active[ObjectIdentifier(request)] = owner }
+
+    func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {
+        active[ObjectIdentifier(request)] = nil
+        metrics.bytesFromCache += fromCache
+        switch cacheStatus.forward {
+        case nil: metrics.hits += 1
+        case .miss?, .uriMiss?: metrics.misses += 1
+        case .partial?, .stale?: metrics.partials += 1
+        default: break
+        }
+        accessLog.record(peer: request.peer, method: request.method, uri: request.uri, version: request.version,
+                         status: request.status, bytes: request.bodyBytesSent, referer: request.headers["Referer"],
+                         userAgent: request.headers["User-Agent"], cacheStatus: cacheStatus.logWord,
+                         fromCache: fromCache, fromOrigin: fromOrigin,
+                         durationMs: (EventLoop.monotonic() - startedAt) * 1000, now: loop.wallClock())
+    }
+
+    // MARK: - fills
+
+    func startFill(key: String, url: UpstreamURL, kind: FillKind, resource: CachedResource?,
+                   asked: RangeResponseCheck.Asked?, checkAddress: Bool, userAgent: String?) -> FillSession {
+        FillSession(proxy: self, key: key, url: url, kind: kind, resource: resource, asked: asked,
+                    checkAddress: checkAddress, userAgent: userAgent)
+    }
+
+    /// Headers on every upstream request eddy makes.
+    func upstreamBaseHeaders(userAgent: String?) -> HTTPHeaders {
+        var h = HTTPHeaders()
+        h.set("Via", via) // RFC 9110 section 7.6.3
+        h.set("User-Agent", userAgent ?? "eddy/0.1")
+        return h
+    }
+
+    /// `Via` for a response: the upstream's Via list, then eddy.
+    func via(appendingTo upstream: String?) -> String {
+        guard let upstream, !upstream.isEmpty else { return via }
+        return upstream + ", " + via
+    }
+
+    /// The discovery fill's head arrived: release its waiters.
+    func discoveryEnded(_ fill: FillSession, storable: Bool) {
+        if discovering[fill.key] === fill { discovering[fill.key] = nil }
+        let waiters = fill.headWaiters
+        fill.headWaiters.removeAll()
+        if storable {
+            for w in waiters { w.resourceReady() }
+            return
+        }
+        metrics.bypasses += 0
+        for w in waiters {
+            if w === fill.owner {
+                w.passThrough(transfer: fill.detachTransfer(), head: fill.head, refusal: fill.refusal)
+            } else {
+                w.passThrough(transfer: nil, head: nil, refusal: fill.refusal)
+            }
+        }
+    }
+
+    func discoveryFailed(_ fill: FillSession) {
+        if discovering[fill.key] === fill { discovering[fill.key] = nil }
+    }
+
+    /// Freshness (RFC 9111 section 4.2).
+    func isFresh(_ r: CachedResource, now: Int) -> Bool { ttl(r, now: now) > 0 }
+
+    /// Seconds of freshness left (negative when stale).
+    func ttl(_ r: CachedResource, now: Int) -> Int {
+        let h = r.meta.headers
+        let f = Freshness.compute(cacheControl: CacheControl.parse(h.combined("Cache-Control")), expires: h["Expires"],
+                                  date: h["Date"], defaultLifetime: config.defaultTTL)
+        return f.lifetime - (now - r.meta.storedAt)
+    }
+
+    func requiresRevalidation(_ r: CachedResource) -> Bool {
+        let cc = CacheControl.parse(r.meta.headers.combined("Cache-Control"))
+        return cc.noCache || cc.mustRevalidate || cc.proxyRevalidate
+    }
+
+    /// Response headers for a stored resource (before range-specific fields): the replayed origin
+    /// headers, validators, Age, Accept-Ranges and Via. A 206 carries the same (RFC 9110 section 15.3.7).
+    func responseHeaders(for r: CachedResource, now: Int) -> HTTPHeaders {
+        var h = r.meta.headers
+        if let ct = r.meta.contentType { h.set("Content-Type", ct) }
+        if let e = r.meta.etag { h.set("ETag", e) }
+        if let lm = r.meta.lastModified { h.set("Last-Modified", lm) }
+        h.set("Accept-Ranges", "bytes")
+        h.set("Age", "\(Swift.max(0, now - r.meta.storedAt))")
+        h.set("Via", via(appendingTo: r.meta.headers.combined("Via")))
+        return h
+    }
+
+    /// Every response on a resource must stop using the old version's bytes.
+    func versionChanged(_ r: CachedResource, by fill: FillSession) {
+        for f in ResourceFills.of(r).fills where f !== fill { f.cancel() }
+        ResourceFills.of(r).wake()
+    }
+
+    /// Forgets a resource the origin no longer serves.
+    func dropResource(_ r: CachedResource) {
+        store.remove(r)
+        ResourceFills.of(r).wake()
+    }
+
+    /// A cache write failed (disk full, unwritable dir): the resource's fill stopped.
+    func storeFailed(_ r: CachedResource) {}
+
+    /// Called when a resource may have become idle.
+    func resourceIdle(_ r: CachedResource) {}
+}

@@ -1,0 +1,29 @@
+import EddyCore
+import EddyLoop
+
+/// Everything `eddy serve` can be told, from flags or the config file.
+public struct ProxyConfig: Sendable {
+    public var listenHost = "127.0.0.1"
+    public var listenPort = 8080
+    public var cacheDir = "./cache"
+    /// Upper bound on cached bytes; 0 = unbounded.
+    public var maxSize = 10 << 30
+    public var routes: [OriginRoute] = []
+    public var allowHosts: [HostPattern] = []
+    /// File for the access log; "-" or nil means stderr, "off" disables it.
+    public var accessLog: String? = "-"
+    /// Freshness lifetime for responses without explicit expiration (RFC 9111 section 4.2.2), seconds.
+    public var defaultTTL = 3600
+    public var limits = HTTPServerLimits()
+    public var upstreamTimeouts = UpstreamTransfer.Timeouts()
+    /// Connections per origin host.
+    public var maxUpstreamPerHost = 16
+    /// The pseudonym in Via and Cache-Status.
+    public var name = "eddy"
+    /// Admin listener for /metrics, nil when off.
+    public var admin: (host: String, port: Int)?
+    /// Log level for diagnostics.
+    public var logLevel = "info"
+
+    public init() {}
+}

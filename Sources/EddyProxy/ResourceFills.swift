@@ -1,0 +1,29 @@
+import EddyCache
+
+/// The proxy's live state for one cached resource, attached to `CachedResource.attachment`:
+/// the fills in flight and the responses waiting for bytes. Waiters are woken by an event when a
+/// fill writes, never by polling.
+final class ResourceFills {
+    var fills: [FillSession] = []
+    /// Responses blocked on bytes not yet written.
+    var waiters: [ObjectIdentifier: CacheExchange] = [:]
+    /// A conditional request in flight for this resource; others wait for its answer.
+    var revalidation: FillSession?
+
+    static func of(_ r: CachedResource) -> ResourceFills {
+        if let f = r.attachment as? ResourceFills { return f }
+        let f = ResourceFills()
+        r.attachment = f
+        return f
+    }
+
+    /// Wakes every waiter; those still short of bytes register again.
+    func wake() {
+        guard !waiters.isEmpty else { return }
+        let list = waiters.values
+        waiters.removeAll(keepingCapacity: true)
+        for w in list { w.pump() }
+    }
+
+    var isBusy: Bool { !fills.isEmpty || !waiters.isEmpty || revalidation != nil }
+}

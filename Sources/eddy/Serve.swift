@@ -1,0 +1,93 @@
+import ArgumentParser
+import EddyCore
+import EddyProxy
+import Foundation
+import Logging
+
+extension Eddy {
+    /// `eddy serve`: run the proxy.
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the proxy.",
+            discussion: """
+            URL forms: with --origin https://cdn.example.com, GET /movies/a.mp4 fetches \
+            https://cdn.example.com/movies/a.mp4. GET /https://host/path and absolute-form requests \
+            (http_proxy) work for hosts admitted by --allow-host. Flags override the config file.
+            """
+        )
+
+        @Option(name: .long, help: "Config file (YAML); see config/eddy.yaml.")
+        var config: String?
+
+        @Option(name: .long, help: "Address to listen on, host:port. (default: 127.0.0.1:8080)")
+        var listen: String?
+
+        @Option(name: .long, help: "Cache directory. (default: ./cache)")
+        var cacheDir: String?
+
+        @Option(name: .long, help: ArgumentHelp("Origin for plain paths: URL, or /prefix=URL. Repeatable.", valueName: "url"))
+        var origin: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("Host glob the URL-prefix and forward forms may fetch from, e.g. '*.example.com' or 'cdn.example.com:8443'. Repeatable.", valueName: "pattern"))
+        var allowHost: [String] = []
+
+        @Option(name: .long, help: "Largest cache size, with K/M/G/T suffix (binary); 0 = unbounded. (default: 10G)")
+        var maxSize: String?
+
+        @Option(name: .long, help: "Access log file; '-' is stderr, 'off' disables. (default: -)")
+        var accessLog: String?
+
+        @Option(name: .long, help: "Freshness lifetime in seconds for responses without Cache-Control or Expires. (default: 3600)")
+        var defaultTtl: Int?
+
+        @Option(name: .long, help: "Admin listener for /metrics (Prometheus), host:port. Off unless set.")
+        var admin: String?
+
+        @Option(name: .long, help: "Diagnostics level: trace, debug, info, notice, warning, error. (default: info)")
+        var logLevel: String?
+
+        func validate() throws {
+            if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
+            if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
+            for o in origin { _ = try wrap { try ConfigFile.route(spec: o) } }
+            for p in allowHost { _ = try wrap { try ConfigFile.hostPattern(p) } }
+        }
+
+        private func wrap<T>(_ f: () throws -> T) throws -> T {
+            do { return try f() } catch { throw ValidationError("\(error)") }
+        }
+
+        func resolvedConfig() throws -> ProxyConfig {
+            var c = ProxyConfig()
+            if let config { c = try wrap { try ConfigFile.load(path: config, into: c) } }
+            if let listen { (c.listenHost, c.listenPort) = try ConfigFile.parseListen(listen) }
+            if let cacheDir { c.cacheDir = cacheDir }
+            if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
+            if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
+            if let maxSize { c.maxSize = ByteSize.parse(maxSize)! }
+            if let accessLog { c.accessLog = accessLog }
+            if let defaultTtl { c.defaultTTL = defaultTtl }
+            if let admin { c.admin = try ConfigFile.parseListen(admin) }
+            if let logLevel { c.logLevel = logLevel }
+            return c
+        }
+
+        func run() throws {
+            let c = try resolvedConfig()
+            let level = Logger.Level(rawValue: c.logLevel) ?? .info
+            LoggingSystem.bootstrap { label in
+                var h = StreamLogHandler.standardError(label: label)
+                h.logLevel = level
+                return h
+            }
+            let logger = Logger(label: "eddy")
+            do {
+                let proxy = try Proxy(config: c, logger: logger)
+                proxy.run()
+            } catch {
+                logger.critical("cannot start", metadata: ["error": "\(error)"])
+                throw ExitCode(1)
+            }
+        }
+    }
+}

@@ -52,7 +52,8 @@ public final class CacheStore {
     public func lookup(_ key: String, now: Int) -> CachedResource? {
         if let r = resources[key] { r.lastAccess = now; return r }
         do {
-            guard let row = try index.lookup(key) else { return nil }
+            // A row removed in memory but not yet deleted in the index must stay gone.
+            guard let row = try index.lookup(key), !pendingDeletes.contains(row.id) else { return nil }
             let r = CachedResource(id: row.id, key: key, version: row.version, meta: row.meta, confirmed: row.ranges, lastAccess: now)
             r.pinned = row.pinned
             r.accountedBytes = row.ranges.count
@@ -189,7 +190,10 @@ public final class CacheStore {
         let deletes = pendingDeletes, unlinks = pendingUnlinks
         pendingDeletes.removeAll()
         pendingUnlinks.removeAll()
-        guard !rows.isEmpty || !deletes.isEmpty || !unlinks.isEmpty else { return }
+        guard !rows.isEmpty || !deletes.isEmpty || !unlinks.isEmpty else {
+            if wait { index.queue.sync {} } // earlier background commits must be done too
+            return
+        }
         let idx = index, log = logger
         let job = {
             for fd in fds where fd >= 0 { fdatasync(fd); close(fd) }

@@ -34,7 +34,9 @@ public struct CacheControl: Equatable, Sendable {
             case "no-store": cc.noStore = true
             // no-cache="field" only restricts those fields; unqualified it forbids serving without revalidation.
             case "no-cache": if arg == nil { cc.noCache = true }
-            case "private": if arg == nil { cc.isPrivate = true }
+            // private="field" forbids a shared cache to store those fields (section 5.2.2.7); eddy
+            // does not strip single fields, so the qualified form is treated as the unqualified one.
+            case "private": cc.isPrivate = true
             case "public": cc.isPublic = true
             case "must-revalidate": cc.mustRevalidate = true
             case "proxy-revalidate": cc.proxyRevalidate = true

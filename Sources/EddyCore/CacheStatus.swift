@@ -29,8 +29,22 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
         if let forwardStatus { s += "; fwd-status=\(forwardStatus)" }
         if let ttl { s += "; ttl=\(ttl)" }
         if stored { s += "; stored" }
-        if let detail { s += "; detail=\"\(detail)\"" }
+        if let detail { s += "; detail=" + CacheStatus.sfString(detail) }
         return s
+    }
+
+    /// `text` as an RFC 8941 sf-string: quoted, DQUOTE and backslash escaped, and anything outside
+    /// %x20-7E (which an sf-string cannot carry) replaced with `?`.
+    static func sfString(_ text: String) -> String {
+        var out = "\""
+        for u in text.unicodeScalars {
+            switch u.value {
+            case 0x22, 0x5C: out += "\\"; out.unicodeScalars.append(u)
+            case 0x20...0x7E: out.unicodeScalars.append(u)
+            default: out += "?"
+            }
+        }
+        return out + "\""
     }
 
     /// The short word for the access log: HIT, MISS, PARTIAL, STALE, BYPASS...

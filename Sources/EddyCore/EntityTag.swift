@@ -22,7 +22,20 @@ public struct EntityTag: Equatable, Hashable, Sendable {
     /// Parses a list such as an If-None-Match value; `*` yields nil (matches any).
     public static func parseList(_ value: String) -> [EntityTag]? {
         if value.trimmingOWS() == "*" { return nil }
-        return value.split(separator: ",").compactMap { parse(String($0)) }
+        // Split on commas outside quotes only: etagc includes "," (RFC 9110 section 8.8.3).
+        var tags: [EntityTag] = []
+        var item = "", quoted = false
+        for c in value {
+            if c == "\"" { quoted.toggle() }
+            if c == "," && !quoted {
+                if let t = parse(item) { tags.append(t) }
+                item = ""
+            } else {
+                item.append(c)
+            }
+        }
+        if let t = parse(item) { tags.append(t) }
+        return tags
     }
 
     /// The header form.

@@ -12,12 +12,13 @@ public struct Freshness: Equatable, Sendable {
 
     /// Computes the lifetime from response headers: s-maxage, then max-age, then Expires - Date
     /// (RFC 9111 section 4.2.1); without any, `defaultLifetime` (the configurable heuristic of
-    /// section 4.2.2). no-cache makes the lifetime 0 (section 5.2.2.4).
+    /// section 4.2.2). no-cache makes the lifetime 0 (section 5.2.2.4). s-maxage incorporates
+    /// proxy-revalidate for a shared cache (section 5.2.2.10), so a stale copy needs revalidation.
     public static func compute(cacheControl cc: CacheControl, expires: String?, date: String?,
                                defaultLifetime: Int) -> Freshness {
         let revalidate = cc.noCache || cc.mustRevalidate || cc.proxyRevalidate
         if cc.noCache { return Freshness(lifetime: 0, requiresRevalidation: true) }
-        if let s = cc.sMaxAge { return Freshness(lifetime: s, requiresRevalidation: revalidate) }
+        if let s = cc.sMaxAge { return Freshness(lifetime: s, requiresRevalidation: true) }
         if let m = cc.maxAge { return Freshness(lifetime: m, requiresRevalidation: revalidate) }
         if let expires {
             // An invalid Expires (e.g. "0") means already expired (RFC 9111 section 5.3).

@@ -21,7 +21,12 @@ public enum RangePlan: Equatable, Sendable {
     public static func make(_ header: RangeHeader?, length: Int) -> RangePlan {
         guard case let .bytes(specs)? = header else { return .full }
         var spans = specs.compactMap { $0.resolve(length: length) }
-        if spans.isEmpty { return .unsatisfiable }
+        if spans.isEmpty {
+            // For an empty representation a non-zero suffix-range is satisfiable (RFC 9110 section
+            // 14.1.2), so 416 would be wrong; there is no byte to send in a 206, so ignore the Range.
+            let nonZeroSuffix = specs.contains { if case let .suffix(n) = $0 { return n > 0 } else { return false } }
+            return length == 0 && nonZeroSuffix ? .full : .unsatisfiable
+        }
         if spans.count == 1 { return .single(spans[0]) }
         // Coalesce overlapping or adjacent spans; a client asking for the same bytes twice gets them once.
         let requested = spans.reduce(0) { $0 + $1.count }

@@ -67,7 +67,8 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
         let defaultPort = scheme == "https" ? 443 : 80
         var port = defaultPort
         if let portText, !portText.isEmpty {
-            guard let p = Int(portText), (1...65535).contains(p) else { return nil }
+            // port = *DIGIT (RFC 3986 section 3.2.3); Int() alone would also take a sign.
+            guard portText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let p = Int(portText), (1...65535).contains(p) else { return nil }
             port = p
         }
         guard path.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return nil }

@@ -52,11 +52,15 @@ public final class CurlMulti {
         curl_multi_cleanup(multi)
     }
 
-    /// Starts a transfer.
+    /// Starts a transfer on the next loop iteration. Deferred because starts often happen inside a
+    /// curl callback (a fill finishing wakes a response that needs the next fill), and libcurl
+    /// refuses multi calls from its callbacks (CURLM_RECURSIVE_API_CALL).
     public func start(_ transfer: UpstreamTransfer) {
         transfers[transfer.easy] = transfer
-        curl_multi_add_handle(multi, transfer.easy)
+        pendingAdds.append(transfer)
+        reaper.schedule(after: 0)
     }
+    private var pendingAdds: [UpstreamTransfer] = []
 
     /// Stops a transfer; no further callbacks reach its owner. Safe inside curl callbacks: the handle
     /// is removed from the multi on the next loop iteration.
@@ -69,8 +73,17 @@ public final class CurlMulti {
     private func reap() {
         let list = pendingRemoval
         pendingRemoval.removeAll()
+        let adds = pendingAdds
+        pendingAdds.removeAll()
         for t in list where transfers.removeValue(forKey: t.easy) != nil {
-            curl_multi_remove_handle(multi, t.easy)
+            if !adds.contains(where: { $0 === t }) { curl_multi_remove_handle(multi, t.easy) }
+        }
+        for t in adds where transfers[t.easy] != nil {
+            let rc = curl_multi_add_handle(multi, t.easy)
+            if rc != CURLM_OK {
+                transfers[t.easy] = nil
+                t.finished(code: CURLE_FAILED_INIT)
+            }
         }
     }
 

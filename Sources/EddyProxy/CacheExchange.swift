@@ -70,6 +70,7 @@ final class CacheExchange {
                 reval.begin()
                 return
             }
+            cacheStatus = CacheStatus(forward: nil) // a hit, unless bytes turn out to be missing
             resourceReady()
             return
         }
@@ -310,6 +311,7 @@ final class CacheExchange {
         let fills = ResourceFills.of(r)
         fills.waiters[ObjectIdentifier(self)] = self
         if fills.fills.contains(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) { return }
+        if fills.originIgnoresRange && fills.fills.contains(where: { $0.state.isActive }) { return }
         if r.meta.length == nil {
             // Unknown length and no fill running: the body before us was cut off; fetch from here.
             if fills.fills.contains(where: { $0.state.isActive }) { return }

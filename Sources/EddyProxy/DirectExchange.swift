@@ -51,13 +51,14 @@ final class DirectExchange {
         let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
         transfer = t
         wire(t)
-        t.onHead = { [unowned self] head in self.forwardHead(head) }
+        t.onHead = { head in self.forwardHead(head) }
         proxy.metrics.upstreamFetches += 1
         t.start()
     }
 
     private func wire(_ t: UpstreamTransfer) {
-        t.onData = { [unowned self] bytes in
+        // Strong captures: the transfer keeps this exchange alive until it ends (see FillSession).
+        t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
             self.fromOrigin += bytes.count
             self.proxy.metrics.bytesFromOrigin += bytes.count
@@ -65,7 +66,7 @@ final class DirectExchange {
             if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
             return .accept
         }
-        t.onComplete = { [unowned self] error in self.completed(error) }
+        t.onComplete = { error in self.completed(error) }
     }
 
     private func forwardHead(_ head: UpstreamHead) -> Bool {

@@ -34,6 +34,8 @@ final class FillSession {
     private(set) var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
     private(set) var refusal: String?
+    /// True once a pass-through response took the transfer over.
+    private var handedOver = false
 
     /// Creates a fill. `asked` nil means a plain GET without Range.
     init(proxy: Proxy, key: String, url: UpstreamURL, kind: FillKind, resource: CachedResource?,
@@ -76,9 +78,11 @@ final class FillSession {
         }
         let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
         transfer = t
-        t.onHead = { [unowned self] head in self.received(head: head) }
-        t.onData = { [unowned self] bytes in self.received(bytes) }
-        t.onComplete = { [unowned self] error in self.completed(error) }
+        // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
+        // when the transfer completes or is cancelled (it drops its callbacks then).
+        t.onHead = { head in self.received(head: head) }
+        t.onData = { bytes in self.received(bytes) }
+        t.onComplete = { error in self.completed(error) }
     }
 
     func begin() {
@@ -89,6 +93,7 @@ final class FillSession {
     /// Hands the transfer (with its head already received) to a pass-through response.
     func detachTransfer() -> UpstreamTransfer? {
         let t = transfer
+        handedOver = t != nil
         transfer = nil
         t?.onHead = nil
         t?.onData = nil
@@ -143,7 +148,7 @@ final class FillSession {
             refusal = why
             state = .failed("not storable: \(why)")
             proxy.discoveryEnded(self, storable: false)
-            return transfer != nil // the owner took the transfer over, or it is cancelled
+            return handedOver // the owner streams the rest of this response; otherwise stop it
         }
         guard let (bodyStart, length) = bodySpan(of: head) else { return false }
         if head.status == 206, let asked, case .suffix = asked { end = nil }
@@ -211,8 +216,11 @@ final class FillSession {
         dataStart = bodyStart
         cursor = bodyStart
         start = bodyStart
-        if isFull { end = nil } // the origin ignored Range: take the whole body from byte 0
         let fills = ResourceFills.of(r)
+        if isFull {
+            end = nil // the origin ignored Range: take the whole body from byte 0
+            if asked != nil { fills.originIgnoresRange = true }
+        }
         if !fills.fills.contains(where: { $0 === self }) { fills.fills.append(self) }
     }
 

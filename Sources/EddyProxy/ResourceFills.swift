@@ -9,6 +9,9 @@ final class ResourceFills {
     var waiters: [ObjectIdentifier: CacheExchange] = [:]
     /// A conditional request in flight for this resource; others wait for its answer.
     var revalidation: FillSession?
+    /// Set when the origin answered a Range request with 200: asking again is pointless, so
+    /// responses wait for the whole-body fill instead.
+    var originIgnoresRange = false
 
     static func of(_ r: CachedResource) -> ResourceFills {
         if let f = r.attachment as? ResourceFills { return f }

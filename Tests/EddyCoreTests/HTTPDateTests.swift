@@ -1,0 +1,81 @@
+@testable import EddyCore
+import XCTest
+
+/// RFC 9110 section 5.6.7.
+final class HTTPDateTests: XCTestCase {
+    /// Sun, 06 Nov 1994 08:49:37 GMT, the RFC's example.
+    private let example = 784_111_777
+
+    func test_parse_imfFixdate_isEpochSeconds() {
+        XCTAssertEqual(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT"), example)
+    }
+
+    func test_parse_rfc850_isEpochSeconds() {
+        XCTAssertEqual(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT"), example)
+    }
+
+    func test_parse_asctime_isEpochSeconds() {
+        XCTAssertEqual(HTTPDate.parse("Sun Nov  6 08:49:37 1994"), example)
+    }
+
+    func test_parse_asctimeTwoDigitDay_isEpochSeconds() {
+        XCTAssertEqual(HTTPDate.parse("Thu Nov 24 08:49:37 1994"), example + 18 * 86400)
+    }
+
+    func test_parse_epoch_isZero() {
+        XCTAssertEqual(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT"), 0)
+    }
+
+    func test_parse_monthAndWeekdayCase_isIgnored() {
+        XCTAssertEqual(HTTPDate.parse("sun, 06 NOV 1994 08:49:37 gmt"), example)
+    }
+
+    func test_parse_leapDay_isCounted() {
+        XCTAssertEqual(HTTPDate.parse("Thu, 29 Feb 2024 12:00:00 GMT"), 1_709_208_000)
+        XCTAssertEqual(HTTPDate.parse("Fri, 01 Mar 2024 00:00:00 GMT"), 1_709_251_200)
+    }
+
+    func test_parse_rfc850TwoDigitYears_mapToNearestCentury() {
+        XCTAssertEqual(HTTPDate.parse("Thursday, 01-Jan-70 00:00:00 GMT"), 0)
+        XCTAssertEqual(HTTPDate.parse("Saturday, 01-Jan-00 00:00:00 GMT"), 946_684_800)
+    }
+
+    func test_parse_leapSecond_isAccepted() {
+        XCTAssertEqual(HTTPDate.parse("Sat, 31 Dec 2016 23:59:60 GMT"), 1_483_228_800)
+    }
+
+    func test_parse_invalid_isNil() {
+        for v in ["", "0", "-1", "garbage", "Sun, 06 Nov 1994", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Xyz 1994 08:49:37 GMT",
+                  "Sun, Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+                  "Sun, 06 Nov 1994 08:49:61 GMT", "Sun, 06 Nov 1994 08:49:aa GMT", "Sun, 06 Nov 08:49:37 GMT",
+                  "Sun, 32 Nov 08:49:37 GMT"] {
+            XCTAssertNil(HTTPDate.parse(v), v)
+        }
+    }
+
+    func test_format_example_isIMFFixdate() {
+        XCTAssertEqual(HTTPDate.format(example), "Sun, 06 Nov 1994 08:49:37 GMT")
+        XCTAssertEqual(HTTPDate.format(0), "Thu, 01 Jan 1970 00:00:00 GMT")
+        XCTAssertEqual(HTTPDate.format(1_709_208_000), "Thu, 29 Feb 2024 12:00:00 GMT")
+    }
+
+    func test_format_beforeEpoch_isCorrect() {
+        XCTAssertEqual(HTTPDate.format(-1), "Wed, 31 Dec 1969 23:59:59 GMT")
+        XCTAssertEqual(HTTPDate.format(-86400), "Wed, 31 Dec 1969 00:00:00 GMT")
+    }
+
+    func test_formatThenParse_manyInstants_roundTrip() {
+        var t = -2_000_000_000
+        while t < 4_000_000_000 {
+            XCTAssertEqual(HTTPDate.parse(HTTPDate.format(t)), t, HTTPDate.format(t))
+            t += 7_654_321
+        }
+    }
+
+    func test_daysFromCivil_civilFromDays_areInverse() {
+        for d in stride(from: -800_000, to: 800_000, by: 997) {
+            let (y, m, dd) = HTTPDate.civil(fromDays: d)
+            XCTAssertEqual(HTTPDate.days(fromCivil: y, m, dd), d)
+        }
+    }
+}

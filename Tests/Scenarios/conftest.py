@@ -1,0 +1,216 @@
+"""Fixtures for eddy's scenario tests: a real nginx origin, the fault-injecting origin, and the real
+eddy binary, each on a free loopback port, each stopped by pid at the end."""
+import hashlib, http.client, json, os, random, signal, socket, subprocess, sys, time
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+EDDY = os.environ.get("EDDY_BIN", os.path.join(ROOT, ".build", "debug", "eddy"))
+MiB = 1 << 20
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc=None, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError("process exited with %s" % proc.returncode)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError("port %d did not open" % port)
+
+
+def sha(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def make_file(path, size, seed):
+    rnd = random.Random(seed)
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 4 * MiB)
+            f.write(rnd.randbytes(n))
+            left -= n
+
+
+class Response:
+    def __init__(self, status, headers, body, ttfb):
+        self.status, self.headers, self.body, self.ttfb = status, headers, body, ttfb
+
+    def h(self, name):
+        return self.headers.get(name.lower())
+
+
+def request(port, path, headers=None, method="GET", timeout=60, host="127.0.0.1"):
+    """One request on a new connection; returns status, lower-cased headers, body and time to first body byte."""
+    c = http.client.HTTPConnection(host, port, timeout=timeout)
+    t0 = time.monotonic()
+    c.request(method, path, headers=headers or {})
+    r = c.getresponse()
+    first = r.read(1) if method != "HEAD" else b""
+    ttfb = time.monotonic() - t0
+    body = first + r.read()
+    hdrs = {k.lower(): v for k, v in r.getheaders()}
+    c.close()
+    return Response(r.status, hdrs, body, ttfb)
+
+
+class Nginx:
+    """nginx from Debian as the origin; body bytes counted from its access log."""
+
+    def __init__(self, base):
+        self.dir = os.path.join(base, "nginx")
+        self.www = os.path.join(self.dir, "www")
+        os.makedirs(self.www, exist_ok=True)
+        self.port = free_port()
+        self.log = os.path.join(self.dir, "access.log")
+        conf = os.path.join(self.dir, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""
+daemon off; user root; worker_processes 1; pid {self.dir}/nginx.pid; error_log {self.dir}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+  types {{ video/mp4 mp4; application/octet-stream bin; }}
+  log_format bytes '$request_uri $status $body_bytes_sent';
+  access_log {self.log} bytes;
+  client_body_temp_path {self.dir}/tmp; proxy_temp_path {self.dir}/tmp; fastcgi_temp_path {self.dir}/tmp;
+  uwsgi_temp_path {self.dir}/tmp; scgi_temp_path {self.dir}/tmp;
+  server {{
+    listen 127.0.0.1:{self.port};
+    root {self.www};
+    location /slow/ {{ alias {self.www}/; limit_rate 5m; }}
+    location /nocache/ {{ alias {self.www}/; add_header Cache-Control no-store; }}
+  }}
+}}
+""")
+        os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
+        self.proc = subprocess.Popen(["nginx", "-c", conf, "-p", self.dir], stderr=subprocess.DEVNULL)
+        wait_port(self.port, self.proc)
+
+    def bytes_sent(self):
+        total = 0
+        with open(self.log) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[-1].isdigit():
+                    total += int(parts[-1])
+        return total
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class FaultOrigin:
+    def __init__(self, base):
+        self.www = os.path.join(base, "fault")
+        os.makedirs(self.www, exist_ok=True)
+        self.port = free_port()
+        self.err = open(os.path.join(base, "fault.log"), "w")
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fault_origin.py"), "--port", str(self.port),
+                                      "--root", self.www], stderr=self.err)
+        wait_port(self.port, self.proc)
+
+    def stats(self):
+        return json.loads(request(self.port, "/_stats").body)
+
+    def reset(self):
+        request(self.port, "/_reset")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.err.close()
+
+
+class Eddy:
+    """The real eddy binary with its own cache directory."""
+
+    def __init__(self, base, nginx, fault, extra=()):
+        self.cache = os.path.join(base, "cache")
+        self.base = base
+        self.nginx, self.fault = nginx, fault
+        self.extra = list(extra)
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.port = free_port()
+        self.admin = free_port()
+        self.logpath = os.path.join(self.base, "eddy-access.log")
+        self.errpath = os.path.join(self.base, "eddy.err")
+        args = [EDDY, "serve", "--listen", f"127.0.0.1:{self.port}", "--cache-dir", self.cache,
+                "--origin", f"/n/=http://127.0.0.1:{self.nginx.port}", "--origin", f"/f/=http://127.0.0.1:{self.fault.port}",
+                "--access-log", self.logpath, "--admin", f"127.0.0.1:{self.admin}"] + self.extra
+        self.err = open(self.errpath, "a")
+        self.proc = subprocess.Popen(args, stderr=self.err)
+        wait_port(self.port, self.proc)
+
+    def stop(self, sig=signal.SIGTERM, timeout=40):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.err.close()
+        return self.proc.returncode
+
+    def get(self, path, headers=None, method="GET", timeout=60):
+        return request(self.port, path, headers, method, timeout)
+
+    def metrics(self):
+        out = {}
+        for line in request(self.admin, "/metrics").body.decode().splitlines():
+            if line and not line.startswith("#"):
+                k, v = line.split()
+                out[k] = int(v)
+        return out
+
+
+@pytest.fixture(scope="session")
+def origins(tmp_path_factory):
+    base = str(tmp_path_factory.mktemp("origins"))
+    ng = Nginx(base)
+    fo = FaultOrigin(base)
+    files = {"small.bin": (100 * 1024 + 7, 1), "medium.bin": (20 * MiB + 12345, 2), "big.bin": (256 * MiB, 3)}
+    data = {}
+    for name, (size, seed) in files.items():
+        make_file(os.path.join(ng.www, name), size, seed)
+        os.link(os.path.join(ng.www, name), os.path.join(fo.www, name))
+    for name in files:
+        with open(os.path.join(ng.www, name), "rb") as f:
+            data[name] = f.read() if files[name][0] <= 32 * MiB else None
+    yield ng, fo, data
+    ng.stop()
+    fo.stop()
+
+
+@pytest.fixture
+def eddy(origins, tmp_path):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo)
+    yield e
+    e.stop()
+
+
+def read_range(path, start, end):
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(end - start + 1)

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""A scriptable, fault-injecting HTTP/1.1 origin for eddy's scenario tests.
+
+Serves files from --root with ETag/Last-Modified/Range like a normal static server, and misbehaves
+on request through query parameters (so each behaviour is also its own cache key):
+
+  rate=N          send at most N bytes/s
+  drop_after=N    close the connection after N body bytes (while the per-path counter of drops,
+                  set by drops=K, is not used up; default: every time)
+  ignore_range=1  answer 200 with the whole body to a Range request
+  wrong_range=1   answer 206 with a Content-Range shifted by one block
+  chunked=1       no Content-Length: chunked transfer coding
+  cc=VALUE        Cache-Control value
+  no_validators=1 send neither ETag nor Last-Modified
+
+GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
+Every request is logged to stderr with its Range and If-Range headers.
+"""
+import argparse, email.utils, json, os, re, socketserver, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit, parse_qs, unquote
+
+LOCK = threading.Lock()
+STATS = {"requests": 0, "bytes": 0, "paths": {}}
+DROPS = {}
+
+
+def count(path, n):
+    with LOCK:
+        STATS["bytes"] += n
+        p = STATS["paths"].setdefault(path, {"requests": 0, "bytes": 0})
+        p["bytes"] += n
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    root = "."
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("origin: %s range=%s if-range=%s\n" % (self.requestline, self.headers.get("Range"), self.headers.get("If-Range")))
+
+    def do_HEAD(self):
+        self.do_GET(head=True)
+
+    def do_GET(self, head=False):
+        u = urlsplit(self.path)
+        q = {k: v[0] for k, v in parse_qs(u.query).items()}
+        if u.path == "/_stats":
+            return self.send_json(STATS)
+        if u.path == "/_reset":
+            with LOCK:
+                STATS.update({"requests": 0, "bytes": 0, "paths": {}})
+                DROPS.clear()
+            return self.send_json({"ok": True})
+        with LOCK:
+            STATS["requests"] += 1
+            STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
+        fpath = os.path.join(self.root, unquote(u.path).lstrip("/"))
+        if not os.path.isfile(fpath):
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        st = os.stat(fpath)
+        size = st.st_size
+        etag = '"%x-%x"' % (st.st_mtime_ns, size)
+        lm = email.utils.formatdate(st.st_mtime, usegmt=True)
+        validators = q.get("no_validators") != "1"
+        inm = self.headers.get("If-None-Match")
+        ims = self.headers.get("If-Modified-Since")
+        if validators and ((inm and etag in [t.strip() for t in inm.split(",")]) or (not inm and ims == lm)):
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            if "cc" in q:
+                self.send_header("Cache-Control", q["cc"])
+            self.end_headers()
+            return
+        start, end, status = 0, size - 1, 200
+        rng = self.headers.get("Range")
+        if_range = self.headers.get("If-Range")
+        if rng and q.get("ignore_range") != "1" and (not if_range or if_range in (etag, lm)):
+            m = re.fullmatch(r"bytes=(\d*)-(\d*)", rng.strip())
+            if m:
+                a, b = m.group(1), m.group(2)
+                if a == "":
+                    start, end = max(0, size - int(b)), size - 1
+                else:
+                    start, end = int(a), min(int(b) if b else size - 1, size - 1)
+                if start >= size:
+                    self.send_response(416)
+                    self.send_header("Content-Range", "bytes */%d" % size)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                status = 206
+        self.send_response(status)
+        if validators:
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", lm)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Accept-Ranges", "bytes")
+        if "cc" in q:
+            self.send_header("Cache-Control", q["cc"])
+        if status == 206:
+            shift = (256 << 10) if q.get("wrong_range") == "1" else 0
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start + shift, end + shift, size))
+        chunked = q.get("chunked") == "1"
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(end - start + 1))
+        self.end_headers()
+        if head:
+            return
+        rate = int(q.get("rate", "0"))
+        drop_after = int(q["drop_after"]) if "drop_after" in q else None
+        if drop_after is not None and "drops" in q:
+            with LOCK:
+                used = DROPS.get(u.path, 0)
+                if used >= int(q["drops"]):
+                    drop_after = None
+                else:
+                    DROPS[u.path] = used + 1
+        sent = 0
+        t0 = time.monotonic()
+        with open(fpath, "rb") as f:
+            f.seek(start)
+            remaining = end - start + 1
+            while remaining > 0:
+                n = min(64 << 10, remaining)
+                if drop_after is not None:
+                    n = min(n, drop_after - sent)
+                    if n <= 0:
+                        self.close_connection = True
+                        self.wfile.flush()
+                        self.connection.shutdown(2)
+                        return
+                data = f.read(n)
+                if not data:
+                    break
+                try:
+                    if chunked:
+                        self.wfile.write(b"%x\r\n" % len(data) + data + b"\r\n")
+                    else:
+                        self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+                sent += len(data)
+                count(u.path, len(data))
+                remaining -= len(data)
+                if rate:
+                    ahead = sent / rate - (time.monotonic() - t0)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        if chunked:
+            self.wfile.write(b"0\r\n\r\n")
+
+    def send_json(self, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--root", required=True)
+    a = ap.parse_args()
+    Handler.root = a.root
+    ThreadingHTTPServer.daemon_threads = True
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -27,6 +27,10 @@ final class CacheExchange {
     private var bytesAtStart = ByteRangeSet()
     private var noProgressFills = 0
     private var lastFillPos = -1
+    private var retryTimer: LoopTimer?
+    private var retryDue = false
+    private var direct: UpstreamTransfer?
+    private var directPaused = false
     private var chunked = false
     private var isHead: Bool { request.method == "HEAD" }
 
@@ -235,7 +239,15 @@ final class CacheExchange {
         bytesAtStart = r.confirmed
         streaming = true
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }
-        request.onDrained = { [weak self] in self?.pump() }
+        request.onDrained = { [weak self] in
+            guard let self else { return }
+            if self.directPaused {
+                self.directPaused = false
+                self.direct?.resume()
+            } else {
+                self.pump()
+            }
+        }
         if isHead {
             request.send(status: status, headers: h)
             complete()
@@ -249,7 +261,7 @@ final class CacheExchange {
 
     /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a drain.
     func pump() {
-        guard streaming, !done else { return }
+        guard streaming, !done, direct == nil else { return }
         if request.isGone { clientGone(); return }
         while pieceIndex < pieces.count {
             if request.queuedBytes >= CacheExchange.highWater { return } // onDrained resumes
@@ -316,14 +328,38 @@ final class CacheExchange {
             // Unknown length and no fill running: the body before us was cut off; fetch from here.
             if fills.fills.contains(where: { $0.state.isActive }) { return }
         }
-        if lastFillPos == pos { noProgressFills += 1 } else { noProgressFills = 0 }
-        lastFillPos = pos
-        if noProgressFills >= proxy.maxResumes {
+        if fills.storeBroken {
             fills.waiters[ObjectIdentifier(self)] = nil
-            abort("upstream failed \(noProgressFills) times at byte \(pos)")
+            streamDirect(r, end: end)
             return
         }
-        if noProgressFills > 0 { proxy.metrics.resumes += 1 }
+        if lastFillPos == pos {
+            // The fill we relied on failed without bringing a byte: retry at the first missing
+            // byte, after a backoff (0.1 s, doubling), at most `maxResumes` times.
+            if retryTimer != nil { return }
+            if !retryDue {
+                noProgressFills += 1
+                if noProgressFills >= proxy.maxResumes {
+                    fills.waiters[ObjectIdentifier(self)] = nil
+                    abort("upstream failed \(noProgressFills) times at byte \(pos)")
+                    return
+                }
+                let t = LoopTimer(loop: proxy.loop) { [weak self] in
+                    guard let self else { return }
+                    self.retryTimer = nil
+                    self.retryDue = true
+                    self.pump()
+                }
+                retryTimer = t
+                t.schedule(after: 0.1 * Double(1 << (noProgressFills - 1)))
+                return
+            }
+            retryDue = false
+            proxy.metrics.resumes += 1
+        } else {
+            noProgressFills = 0
+        }
+        lastFillPos = pos
         guard r.meta.ifRangeValidator != nil else {
             // Without a validator, bytes from two responses can not be proven to belong together.
             fills.waiters[ObjectIdentifier(self)] = nil
@@ -345,6 +381,52 @@ final class CacheExchange {
         fill.owner = self
         fills.fills.append(fill)
         fill.begin()
+    }
+
+    // MARK: - direct tail
+
+    /// Streams the rest of the current piece straight from the origin without storing it: used when
+    /// the cache cannot be written (disk full, I/O errors). The origin's 206 is checked against the
+    /// range and validator asked for, so the client still never gets bytes of another version.
+    private func streamDirect(_ r: CachedResource, end: Int) {
+        guard direct == nil, end != Int.max, let validator = r.meta.ifRangeValidator else {
+            abort("cache unwritable and the response can not be resumed uncached")
+            return
+        }
+        var req = UpstreamRequest(url: url)
+        req.refuseInternalAddresses = checkAddress
+        req.headers = proxy.upstreamBaseHeaders(userAgent: request.headers["User-Agent"])
+        req.headers.set("Range", "bytes=\(pos)-\(end - 1)")
+        req.headers.set("If-Range", validator)
+        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
+        direct = t
+        let asked = RangeResponseCheck.Asked.span(first: pos, last: end - 1)
+        t.onHead = { head in
+            guard head.status == 206, case .success = RangeResponseCheck.verify(
+                asked: asked, contentRange: head.headers["Content-Range"], contentLength: head.contentLength,
+                knownLength: r.meta.length) else {
+                self.direct = nil
+                self.abort("uncached resume got \(head.status) instead of the asked range")
+                return false
+            }
+            return true
+        }
+        t.onData = { bytes in
+            guard !self.done, !self.request.isGone else { return .abort }
+            self.proxy.metrics.bytesFromOrigin += bytes.count
+            self.request.write(bytes)
+            self.pos += bytes.count
+            self.bytesServed += bytes.count
+            if self.request.queuedBytes > CacheExchange.highWater { self.directPaused = true; return .pause }
+            return .accept
+        }
+        t.onComplete = { error in
+            self.direct = nil
+            if let error { self.abort("uncached resume failed: \(error)"); return }
+            self.pump()
+        }
+        proxy.metrics.upstreamFetches += 1
+        t.start()
     }
 
     // MARK: - endings
@@ -381,6 +463,10 @@ final class CacheExchange {
     private func complete() {
         guard !done else { return }
         done = true
+        direct?.cancel()
+        direct = nil
+        retryTimer?.cancel()
+        retryTimer = nil
         if request.headSent && !request.isFinished { request.end() }
         request.onDrained = nil
         request.onClose = nil

@@ -236,6 +236,18 @@ final class FillSession {
             fail("origin sent more than the \(len) bytes it announced")
             return .abort
         }
+        if r.readers == 0 {
+            // The rule for a client that leaves: while any response is open on the resource, fills
+            // run to their end; once none is, the fill completes the block it is in (so no fetched
+            // byte of it is wasted) and stops there. Nobody pays for bytes nobody asked for.
+            let b = CacheStore.blockSize
+            let boundary = (cursor + b - 1) / b * b
+            if end.map({ $0 > boundary }) ?? true { end = boundary }
+            if cursor >= boundary {
+                finish(r)
+                return .abort
+            }
+        }
         if let e = end, cursor + chunk.count > e { chunk = UnsafeRawBufferPointer(rebasing: chunk[..<(e - cursor)]) }
         guard proxy.store.write(r, offset: cursor, bytes: chunk) else {
             fail("cache write failed")

@@ -251,7 +251,11 @@ public final class Proxy {
     }
 
     /// A cache write failed (disk full, unwritable dir): the resource's fill stopped.
-    func storeFailed(_ r: CachedResource) {}
+    func storeFailed(_ r: CachedResource) {
+        let fills = ResourceFills.of(r)
+        fills.storeBroken = true
+        fills.wake()
+    }
 
     /// Called when a resource may have become idle.
     func resourceIdle(_ r: CachedResource) {}

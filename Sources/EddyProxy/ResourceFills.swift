@@ -12,6 +12,8 @@ final class ResourceFills {
     /// Set when the origin answered a Range request with 200: asking again is pointless, so
     /// responses wait for the whole-body fill instead.
     var originIgnoresRange = false
+    /// Set when writing this resource's bytes failed: responses continue uncached from the origin.
+    var storeBroken = false
 
     static func of(_ r: CachedResource) -> ResourceFills {
         if let f = r.attachment as? ResourceFills { return f }

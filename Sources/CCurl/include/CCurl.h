@@ -2,10 +2,6 @@
 // Why a shim: curl_easy_setopt, curl_multi_setopt and curl_easy_getinfo are variadic and do not import.
 #ifndef EDDY_CCURL_H
 #define EDDY_CCURL_H
-// Same feature macros in every shim, so glibc types (fd_set) are identical across the modules.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <curl/curl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>

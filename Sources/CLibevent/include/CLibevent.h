@@ -2,10 +2,26 @@
 // Why a shim: some libevent names are macros (evtimer_new, evsignal_new) that Swift cannot import.
 #ifndef EDDY_CLIBEVENT_H
 #define EDDY_CLIBEVENT_H
-// Same feature macros in every shim, so glibc types (fd_set) are identical across the modules.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+// System headers first, with the default feature macros: libevent's event-config.h defines
+// _GNU_SOURCE, and glibc types (fd_set) seen under it differ from SwiftGlibc's, which clang
+// modules reject as conflicting definitions.
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/buffer.h>

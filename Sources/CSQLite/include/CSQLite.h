@@ -2,10 +2,6 @@
 // Why a shim: SQLITE_TRANSIENT is a macro casting -1 to a function pointer.
 #ifndef EDDY_CSQLITE_H
 #define EDDY_CSQLITE_H
-// Same feature macros in every shim, so glibc types (fd_set) are identical across the modules.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <sqlite3.h>
 static inline int eddy_sqlite3_bind_text_transient(sqlite3_stmt *s, int i, const char *t) { return sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT); }
 static inline int eddy_sqlite3_bind_blob_transient(sqlite3_stmt *s, int i, const void *b, int n) { return sqlite3_bind_blob(s, i, b, n, SQLITE_TRANSIENT); }

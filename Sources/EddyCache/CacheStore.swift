@@ -32,7 +32,31 @@ public final class CacheStore {
     /// Returns true when the layer above is using the resource (fills or responses in flight).
     public var isInUse: (CachedResource) -> Bool = { $0.readers > 0 }
 
-    public init(directory: String, maxSize: Int, logger: Logger) throws {
+    /// False for a store that could not be opened (see `unavailable`): nothing is cached.
+    public let isAvailable: Bool
+
+    /// A store that caches nothing, for when the cache directory can not be used: eddy then keeps
+    /// serving by passing every response through.
+    public static func unavailable(logger: Logger) throws -> CacheStore {
+        try CacheStore(directory: nil, maxSize: 0, logger: logger)
+    }
+
+    public convenience init(directory: String, maxSize: Int, logger: Logger) throws {
+        try self.init(directory: Optional(directory), maxSize: maxSize, logger: logger)
+    }
+
+    private init(directory: String?, maxSize: Int, logger: Logger) throws {
+        isAvailable = directory != nil
+        guard let directory else {
+            self.directory = ""
+            self.maxSize = 0
+            self.logger = logger
+            index = try IndexDatabase(path: ":memory:")
+            totalBytes = 0
+            nextID = 1
+            startupCount = 0
+            return
+        }
         self.directory = directory
         self.maxSize = maxSize
         self.logger = logger
@@ -50,6 +74,7 @@ public final class CacheStore {
 
     /// The resource stored under `key`, from memory or the index.
     public func lookup(_ key: String, now: Int) -> CachedResource? {
+        guard isAvailable else { return nil }
         if let r = resources[key] { r.lastAccess = now; return r }
         do {
             // A row removed in memory but not yet deleted in the index must stay gone.

@@ -42,7 +42,8 @@ final class IndexDatabase {
               last_access INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);
             CREATE INDEX IF NOT EXISTS resources_lru ON resources(pinned, last_access);
             """)
-        reader = try SQLiteConnection(path: path)
+        // ":memory:" (the store of last resort) is private to one connection, so it reads through the writer.
+        reader = path == ":memory:" ? writer : try SQLiteConnection(path: path)
         lookupStatement = try reader.prepare("""
             SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
                    last_access, pinned FROM resources WHERE key = ?

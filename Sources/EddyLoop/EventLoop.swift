@@ -9,9 +9,12 @@ public final class EventLoop {
     /// The underlying `struct event_base *`.
     public let base: OpaquePointer
 
-    /// Creates a base. Ignores SIGPIPE process-wide: evbuffer writes with writev without MSG_NOSIGNAL.
+    /// Creates a base. Ignores SIGPIPE process-wide (evbuffer writes with writev without MSG_NOSIGNAL)
+    /// and SIGXFSZ.
     public init() {
         signal(SIGPIPE, SIG_IGN)
+        // A file size limit (RLIMIT_FSIZE) must fail the write with EFBIG, not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
         guard let b = event_base_new() else { fatalError("event_base_new failed") }
         base = b
     }

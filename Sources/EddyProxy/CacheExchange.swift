@@ -28,6 +28,7 @@ final class CacheExchange {
     private var noProgressFills = 0
     private var lastFillPos = -1
     private var retryTimer: LoopTimer?
+    private var countedCoalesce = false
     private var retryDue = false
     private var direct: UpstreamTransfer?
     private var directPaused = false
@@ -60,6 +61,7 @@ final class CacheExchange {
             if let reval = fills.revalidation {
                 cacheStatus = CacheStatus(forward: .stale)
                 proxy.metrics.coalesced += 1
+                countedCoalesce = true
                 reval.headWaiters.append(self)
                 return
             }
@@ -81,6 +83,7 @@ final class CacheExchange {
         if let d = proxy.discovering[key] {
             cacheStatus = CacheStatus(forward: .miss)
             proxy.metrics.coalesced += 1
+            countedCoalesce = true
             d.headWaiters.append(self)
             return
         }
@@ -322,7 +325,13 @@ final class CacheExchange {
     private func waitForBytes(_ r: CachedResource, end: Int) {
         let fills = ResourceFills.of(r)
         fills.waiters[ObjectIdentifier(self)] = self
-        if fills.fills.contains(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) { return }
+        if let f = fills.fills.first(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) {
+            if f.owner !== self && !countedCoalesce {
+                countedCoalesce = true
+                proxy.metrics.coalesced += 1 // reading bytes another request's fetch brings
+            }
+            return
+        }
         if fills.originIgnoresRange && fills.fills.contains(where: { $0.state.isActive }) { return }
         if r.meta.length == nil {
             // Unknown length and no fill running: the body before us was cut off; fetch from here.
@@ -413,11 +422,13 @@ final class CacheExchange {
         }
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
+            // Pausing means "not taken": curl delivers the same bytes again on resume, so decide
+            // before writing anything.
+            if self.request.queuedBytes > CacheExchange.highWater { self.directPaused = true; return .pause }
             self.proxy.metrics.bytesFromOrigin += bytes.count
             self.request.write(bytes)
             self.pos += bytes.count
             self.bytesServed += bytes.count
-            if self.request.queuedBytes > CacheExchange.highWater { self.directPaused = true; return .pause }
             return .accept
         }
         t.onComplete = { error in

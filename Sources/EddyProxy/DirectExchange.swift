@@ -60,10 +60,11 @@ final class DirectExchange {
         // Strong captures: the transfer keeps this exchange alive until it ends (see FillSession).
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
+            // Pausing means "not taken": curl delivers the same bytes again on resume.
+            if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
             self.fromOrigin += bytes.count
             self.proxy.metrics.bytesFromOrigin += bytes.count
             self.request.write(bytes)
-            if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
             return .accept
         }
         t.onComplete = { error in self.completed(error) }

@@ -35,7 +35,14 @@ public final class Proxy {
         self.config = config
         self.logger = logger
         loop = EventLoop()
-        store = try CacheStore(directory: config.cacheDir, maxSize: config.maxSize, logger: logger)
+        do {
+            store = try CacheStore(directory: config.cacheDir, maxSize: config.maxSize, logger: logger)
+        } catch {
+            // An unusable cache must not take the service down: serve everything uncached.
+            logger.error("cache directory unusable; passing every response through uncached",
+                         metadata: ["dir": "\(config.cacheDir)", "error": "\(error)"])
+            store = try CacheStore.unavailable(logger: logger)
+        }
         curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
         resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
         accessLog = try AccessLog(path: config.accessLog)
@@ -108,9 +115,10 @@ public final class Proxy {
             request.sendError(status, reason)
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
         case let .upstream(url, _, checkAddress):
-            if request.headers["Authorization"] != nil {
+            let bypass = request.headers["Authorization"] != nil ? "authorization" : (store.isAvailable ? nil : "cache unavailable")
+            if let bypass {
                 // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
-                let direct = DirectExchange(proxy: self, request: request, url: url, checkAddress: checkAddress, reason: "authorization")
+                let direct = DirectExchange(proxy: self, request: request, url: url, checkAddress: checkAddress, reason: bypass)
                 active[ObjectIdentifier(request)] = direct
                 direct.begin()
                 metrics.bypasses += 1

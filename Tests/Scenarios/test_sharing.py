@@ -1,0 +1,202 @@
+"""Many players, one origin fetch: single-flight fills, clients that leave, version changes
+mid-response, a bounded cache, an unwritable cache, slow readers."""
+import os, resource, socket, subprocess, threading, time
+import pytest
+from conftest import MiB, Eddy, make_file, request, sha
+
+
+@pytest.fixture(scope="module")
+def sixteen(origins):
+    ng, fo, _ = origins
+    path = os.path.join(fo.www, "sixteen.bin")
+    if not os.path.exists(path):
+        make_file(path, 16 * MiB, 16)
+        os.link(path, os.path.join(ng.www, "sixteen.bin"))
+    return open(path, "rb").read()
+
+
+def test_50_cold_clients_share_one_origin_fetch(eddy, origins, sixteen):
+    _, fo, _ = origins
+    fo.reset()
+    results = [None] * 50
+
+    def client(i):
+        results[i] = eddy.get("/f/sixteen.bin?rate=5000000", timeout=60)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    assert all(r is not None and r.status == 200 and sha(r.body) == sha(sixteen) for r in results)
+    ratio = fo.stats()["bytes"] / len(sixteen)
+    print("origin/object ratio with 50 cold clients: %.4f" % ratio)
+    assert ratio <= 1.02, ratio
+    assert eddy.metrics()["eddy_coalesced_waits_total"] >= 40
+
+
+def test_client_that_leaves_stops_the_fill_after_its_block(eddy, origins, sixteen):
+    _, fo, _ = origins
+    fo.reset()
+    s = socket.create_connection(("127.0.0.1", eddy.port))
+    s.sendall(b"GET /f/sixteen.bin?rate=2000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while len(got) < 100_000:
+        got += s.recv(65536)
+    s.close()
+    time.sleep(1.5)
+    sent = fo.stats()["bytes"]
+    assert sent < 2 * MiB, "a fill nobody needs must stop (origin sent %d)" % sent
+    time.sleep(0.8)  # index commit interval
+    r = eddy.get("/f/sixteen.bin?rate=2000000", {"Range": "bytes=0-262143"})
+    assert r.body == sixteen[:262144] and r.h("cache-status").startswith("eddy; hit"), "its block was kept"
+
+
+def test_fill_continues_for_the_client_that_stays(eddy, origins, sixteen):
+    _, fo, _ = origins
+    out = {}
+
+    def stayer():
+        out["r"] = eddy.get("/f/sixteen.bin?rate=8000000", timeout=60)
+
+    t = threading.Thread(target=stayer)
+    t.start()
+    s = socket.create_connection(("127.0.0.1", eddy.port))
+    s.sendall(b"GET /f/sixteen.bin?rate=8000000 HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.recv(1000)
+    s.close()
+    t.join(60)
+    assert sha(out["r"].body) == sha(sixteen)
+
+
+def test_version_change_mid_response_cuts_the_client_off(eddy, origins):
+    _, fo, _ = origins
+    p = os.path.join(fo.www, "midchange.bin")
+    old, new = os.urandom(3 * MiB), os.urandom(3 * MiB)
+    open(p, "wb").write(old)
+    os.utime(p, (1_000_000_000, 1_000_000_000))
+    r = eddy.get("/f/midchange.bin", {"Range": "bytes=0-262143"})
+    assert r.body == old[:262144]
+    tmp = p + ".tmp"
+    open(tmp, "wb").write(new)
+    os.utime(tmp, (1_200_000_000, 1_200_000_000))
+    os.replace(tmp, p)
+    c = __import__("http.client").client.HTTPConnection("127.0.0.1", eddy.port, timeout=30)
+    c.request("GET", "/f/midchange.bin")
+    resp = c.getresponse()
+    body = b""
+    try:
+        while True:
+            b = resp.read(65536)
+            if not b:
+                break
+            body += b
+    except Exception:
+        pass
+    c.close()
+    assert len(body) < len(old), "the response must be cut off, not completed"
+    assert body == old[:len(body)], "never a mix of two versions"
+    r = eddy.get("/f/midchange.bin")
+    assert r.body == new
+    assert eddy.metrics()["eddy_validator_changes_total"] >= 1
+
+
+def test_max_size_is_held_by_lru_eviction(origins, tmp_path):
+    ng, fo, _ = origins
+    names = []
+    for i in range(8):
+        name = "evict%d.bin" % i
+        path = os.path.join(fo.www, name)
+        if not os.path.exists(path):
+            make_file(path, 512 * 1024, 100 + i)
+        names.append(name)
+    e = Eddy(str(tmp_path), ng, fo, extra=["--max-size", "2M"])
+    try:
+        for name in names:
+            r = e.get("/f/" + name)
+            assert r.status == 200 and r.body == open(os.path.join(fo.www, name), "rb").read()
+            m = e.metrics()
+            assert m["eddy_cache_bytes"] <= 2 * MiB + 256 * 1024, m["eddy_cache_bytes"]
+        m = e.metrics()
+        print("cache bytes after 4 MiB through a 2M cache: %d, evictions %d" % (m["eddy_cache_bytes"], m["eddy_evictions_total"]))
+        assert m["eddy_evictions_total"] >= 3
+        assert e.get("/f/" + names[-1]).h("cache-status").startswith("eddy; hit")
+        assert not e.get("/f/" + names[0]).h("cache-status").startswith("eddy; hit"), "the oldest was evicted"
+    finally:
+        e.stop()
+
+
+def test_disk_full_keeps_serving_uncached(origins, tmp_path):
+    """RLIMIT_FSIZE makes every write past 1 MiB fail with EFBIG, like a full disk."""
+    ng, fo, data = origins
+
+    class Limited(Eddy):
+        def start(self):
+            import subprocess as sp
+            orig = sp.Popen
+
+            def popen(*a, **k):
+                k["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (MiB, MiB))
+                return orig(*a, **k)
+            sp.Popen = popen
+            try:
+                super().start()
+            finally:
+                sp.Popen = orig
+
+    e = Limited(str(tmp_path), ng, fo)
+    try:
+        for _ in range(2):
+            r = e.get("/f/medium.bin", timeout=60)
+            assert r.status == 200 and sha(r.body) == sha(data["medium.bin"])
+        assert e.proc.poll() is None, "no crash"
+    finally:
+        e.stop()
+    log = open(e.errpath).read()
+    assert log.count("cache write failed") <= 2, "logged once per interval, not per chunk"
+
+
+def test_unusable_cache_dir_passes_through(origins, tmp_path):
+    ng, fo, data = origins
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    e = Eddy(str(tmp_path), ng, fo)
+    e.stop()
+    e.cache = str(blocker / "cache")
+    e.start()
+    try:
+        r = e.get("/n/small.bin")
+        assert r.status == 200 and r.body == data["small.bin"] and "fwd=bypass" in r.h("cache-status")
+    finally:
+        e.stop()
+
+
+def test_500_slow_readers_and_one_fast(eddy, origins):
+    ng, fo, _ = origins
+    path = os.path.join(ng.www, "sixtyfour.bin")
+    if not os.path.exists(path):
+        make_file(path, 64 * MiB, 64)
+    expect = sha(open(path, "rb").read())
+    assert sha(eddy.get("/n/sixtyfour.bin", timeout=120).body) == expect  # warm
+    socks = []
+    for _ in range(500):
+        s = socket.create_connection(("127.0.0.1", eddy.port))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        s.sendall(b"GET /n/sixtyfour.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(s)
+    t0 = time.monotonic()
+    fast = eddy.get("/n/sixtyfour.bin", timeout=120)
+    fast_time = time.monotonic() - t0
+    for s in socks:  # the slow ones each take a little
+        s.recv(8192)
+    hwm = 0
+    with open("/proc/%d/status" % eddy.proc.pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                hwm = int(line.split()[1]) * 1024
+    for s in socks:
+        s.close()
+    print("peak RSS with 500 slow readers + 1 fast: %.1f MiB; fast reader %.2f s" % (hwm / MiB, fast_time))
+    assert sha(fast.body) == expect
+    assert hwm < 64 * MiB, hwm
+    assert fast_time < 20

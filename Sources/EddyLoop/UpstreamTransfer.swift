@@ -36,6 +36,8 @@ public final class UpstreamTransfer {
 
     /// Timeouts, seconds.
     public struct Timeouts: Sendable {
+        /// CA bundle to verify origins with, instead of the system's (for private CAs and tests).
+        public var caFile: String?
         public var connect: Int = 10
         /// Abort when fewer than 1 byte/s arrive for this long.
         public var stall: Int = 30
@@ -59,6 +61,7 @@ public final class UpstreamTransfer {
         eddy_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 256 << 10)
         eddy_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
         eddy_curl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        if let ca = timeouts.caFile { setString(CURLOPT_CAINFO, ca) }
         eddy_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         if request.method == "HEAD" { eddy_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1) }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)

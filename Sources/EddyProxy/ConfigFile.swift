@@ -36,6 +36,7 @@ public enum ConfigFile {
             case "max_uri_length": c.limits.maxURILength = try size(value, key)
             case "max_connections": c.limits.maxConnections = try int(value, key)
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
+            case "ca_file": c.upstreamTimeouts.caFile = try string(value, key)
             case "connect_timeout": c.upstreamTimeouts.connect = try int(value, key)
             case "stall_timeout": c.upstreamTimeouts.stall = try int(value, key)
             case "max_upstream_per_host": c.maxUpstreamPerHost = try int(value, key)

@@ -43,6 +43,9 @@ extension Eddy {
         @Option(name: .long, help: "Admin listener for /metrics (Prometheus), host:port. Off unless set.")
         var admin: String?
 
+        @Option(name: .long, help: "CA bundle (PEM) to verify HTTPS origins with, instead of the system's.")
+        var caFile: String?
+
         @Option(name: .long, help: "Diagnostics level: trace, debug, info, notice, warning, error. (default: info)")
         var logLevel: String?
 
@@ -69,6 +72,7 @@ extension Eddy {
             if let defaultTtl { c.defaultTTL = defaultTtl }
             if let admin { c.admin = try ConfigFile.parseListen(admin) }
             if let logLevel { c.logLevel = logLevel }
+            if let caFile { c.upstreamTimeouts.caFile = caFile }
             return c
         }
 

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers, bottom to top (dependencies only point down):
-//   C shims (CLibevent, CCurl, CSQLite)  -> no logic, only what Swift cannot import directly
+//   C shims (CLibevent, CCurl, CSQLite, CSystem)  -> no logic, only what Swift cannot import directly
 //   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
 //   EddyLoop   event-loop wrappers: evhttp server, timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
@@ -23,9 +23,10 @@ let package = Package(
         .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CSystem"),
         .target(name: "EddyCore"),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
-        .target(name: "EddyCache", dependencies: ["CSQLite", "EddyCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "EddyProxy", dependencies: [
             "EddyCore", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import CSystem
 import EddyCore
 import Foundation
 import Logging
@@ -31,6 +32,9 @@ public final class CacheStore {
     public var onEvict: ((Int) -> Void)?
     /// Returns true when the layer above is using the resource (fills or responses in flight).
     public var isInUse: (CachedResource) -> Bool = { $0.readers > 0 }
+    /// Byte ranges of an in-use resource that responses or fills still need; block eviction spares them.
+    public var protectedRanges: (CachedResource) -> [Range<Int>] = { _ in [0..<Int.max] }
+    private var nextIndexEviction = 0.0
 
     /// False for a store that could not be opened (see `unavailable`): nothing is cached.
     public let isAvailable: Bool
@@ -181,23 +185,80 @@ public final class CacheStore {
         r.dirty = true
     }
 
-    /// Evicts least recently used resources not in use until under `maxSize`.
+    /// Evicts if over `maxSize` (responses may have moved on since the last attempt).
+    public func enforceLimit() {
+        if maxSize > 0 && totalBytes > maxSize { evict() }
+    }
+
+    /// Evicts until under `maxSize`: first whole resources nobody uses, least recently used first;
+    /// then, if responses in flight hold the rest, blocks of those resources outside what they and
+    /// their fills still need (`protectedRanges`). Pinned resources are never touched.
     private func evict() {
-        var rounds = 0
-        while totalBytes > maxSize && rounds < 8 {
-            rounds += 1
-            flush(wait: true) // the candidates query must see recent rows and access times
-            guard let candidates = try? index.evictionCandidates(limit: 64), !candidates.isEmpty else { return }
-            var progressed = false
-            for (id, key) in candidates where totalBytes > maxSize {
-                let r = resources[key] ?? lookup(key, now: 0)
-                guard let r, r.id == id, !r.pinned, !isInUse(r) else { continue }
+        let now = Date().timeIntervalSince1970
+        if now >= nextIndexEviction {
+            var rounds = 0
+            while totalBytes > maxSize && rounds < 8 {
+                rounds += 1
+                flush(wait: true) // the candidates query must see recent rows and access times
+                guard let candidates = try? index.evictionCandidates(limit: 64), !candidates.isEmpty else { break }
+                var progressed = false
+                for (id, key) in candidates where totalBytes > maxSize {
+                    let r = resources[key] ?? lookup(key, now: 0)
+                    guard let r, r.id == id, !r.pinned, !isInUse(r) else { continue }
+                    let freed = r.accountedBytes
+                    remove(r)
+                    onEvict?(freed)
+                    progressed = true
+                }
+                if !progressed {
+                    nextIndexEviction = now + 1 // everything left is in use; don't re-query per block
+                    break
+                }
+            }
+        }
+        if totalBytes > maxSize { evictBlocksInUse() }
+    }
+
+    /// Second stage of `evict`: frees whole blocks of resources in use, down to a little under the
+    /// limit so the synchronous commit below is not paid per block.
+    private func evictBlocksInUse() {
+        let target = Swift.max(0, maxSize - Swift.max(4 * CacheStore.blockSize, maxSize / 16))
+        var punches: [(String, Range<Int>)] = []
+        let b = CacheStore.blockSize
+        for r in resources.values.sorted(by: { $0.lastAccess < $1.lastAccess }) where totalBytes > target && !r.pinned {
+            guard isInUse(r) else {
                 let freed = r.accountedBytes
                 remove(r)
                 onEvict?(freed)
-                progressed = true
+                continue
             }
-            if !progressed { return }
+            var evictable = r.confirmed
+            for keep in protectedRanges(r) { evictable.remove(keep) }
+            for range in evictable.ranges where totalBytes > target {
+                let lo = (range.lowerBound + b - 1) / b * b
+                let hi = range.upperBound == r.meta.length ? range.upperBound : range.upperBound / b * b
+                guard hi > lo else { continue }
+                let take = Swift.min(hi - lo, ((totalBytes - target) + b - 1) / b * b)
+                let cut = lo..<Swift.min(hi, lo + take)
+                let before = r.confirmed.count
+                r.confirmed.remove(cut)
+                let freed = before - r.confirmed.count
+                r.accountedBytes -= freed
+                totalBytes -= freed
+                r.dirty = true
+                punches.append((path(r), cut))
+                onEvict?(freed)
+            }
+        }
+        guard !punches.isEmpty else { return }
+        // Index first (it must stop vouching for the bytes), then free the disk space. Done here, not
+        // on the index queue, so a fill can not rewrite a range between the commit and the punch.
+        flush(wait: true)
+        for (p, range) in punches {
+            let fd = open(p, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            _ = eddy_punch_hole(fd, Int64(range.lowerBound), Int64(range.count))
+            close(fd)
         }
     }
 

@@ -36,8 +36,8 @@ final class CacheExchange {
     private var isHead: Bool { request.method == "HEAD" }
 
     /// Most bytes handed to the connection per step, and the queue depth at which we wait for a drain.
-    private static let stepBytes = 1 << 20
-    private static let highWater = 512 << 10
+    private static let stepBytes = 256 << 10
+    private static let highWater = 256 << 10
     /// How far ahead of a running fill's cursor a response waits for it rather than starting its own.
     private static let lookahead = 2 * CacheStore.blockSize
 
@@ -241,6 +241,7 @@ final class CacheExchange {
         h.set("Cache-Status", cacheStatus.description)
         bytesAtStart = r.confirmed
         streaming = true
+        ResourceFills.of(r).readers[ObjectIdentifier(self)] = self
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }
         request.onDrained = { [weak self] in
             guard let self else { return }
@@ -261,6 +262,14 @@ final class CacheExchange {
     }
 
     // MARK: - streaming
+
+    /// The bytes this response still needs, from far enough behind its position to cover what is
+    /// queued for sendfile (at most `highWater + stepBytes`), to the end of its last piece.
+    var neededRange: Range<Int> {
+        var end = pos
+        for case let .resource(range) in pieces[pieceIndex...] { end = Swift.max(end, range.upperBound) }
+        return Swift.max(0, pos - CacheExchange.highWater - CacheExchange.stepBytes)..<Swift.max(end, pos + 1)
+    }
 
     /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a drain.
     func pump() {
@@ -315,7 +324,7 @@ final class CacheExchange {
     private func availableBytes(_ r: CachedResource, at offset: Int) -> Int {
         var n = r.confirmed.contiguousLength(from: offset)
         for f in ResourceFills.of(r).fills where f.version == r.version && f.state == .streaming
-            && f.dataStart <= offset && offset < f.cursor {
+            && f.unconfirmedWindow.contains(offset) {
             n = Swift.max(n, f.cursor - offset)
         }
         return n
@@ -325,6 +334,7 @@ final class CacheExchange {
     private func waitForBytes(_ r: CachedResource, end: Int) {
         let fills = ResourceFills.of(r)
         fills.waiters[ObjectIdentifier(self)] = self
+        proxy.waiterArrived(r)
         if let f = fills.fills.first(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) {
             if f.owner !== self && !countedCoalesce {
                 countedCoalesce = true
@@ -501,6 +511,7 @@ final class CacheExchange {
         resource = nil
         r.readers -= 1
         ResourceFills.of(r).waiters[ObjectIdentifier(self)] = nil
+        ResourceFills.of(r).readers[ObjectIdentifier(self)] = nil
         proxy.resourceIdle(r)
     }
 }

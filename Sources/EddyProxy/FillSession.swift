@@ -24,6 +24,13 @@ final class FillSession {
     /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
     private(set) var cursor: Int
     private(set) var dataStart: Int
+    /// Everything below this offset (from `dataStart`) has been confirmed.
+    private var confirmedUpTo = 0
+    /// Bytes written but not yet confirmed: readers may take them from here (the confirmed ones
+    /// are in the resource's set, which eviction keeps honest).
+    var unconfirmedWindow: Range<Int> {
+        Swift.min(Swift.max(dataStart, confirmedUpTo), cursor)..<cursor
+    }
     private let asked: RangeResponseCheck.Asked?
     private var transfer: UpstreamTransfer?
     /// Exchanges waiting for this fill's head (discovery and revalidation).
@@ -34,6 +41,8 @@ final class FillSession {
     private(set) var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
     private(set) var refusal: String?
+    /// True while the transfer is paused by `Proxy.shouldThrottle`.
+    var paused = false
     /// True once a pass-through response took the transfer over.
     private var handedOver = false
 
@@ -215,6 +224,7 @@ final class FillSession {
         state = .streaming
         dataStart = bodyStart
         cursor = bodyStart
+        confirmedUpTo = 0
         start = bodyStart
         let fills = ResourceFills.of(r)
         if isFull {
@@ -229,8 +239,15 @@ final class FillSession {
             proxy.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
             return .abort
         }
-        proxy.metrics.bytesFromOrigin += bytes.count
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
+        if proxy.shouldThrottle(r) {
+            // The cache is full of bytes responses still need and nobody waits on this fill:
+            // pause (curl keeps these bytes) until readers catch up and blocks can be evicted.
+            paused = true
+            proxy.pauseFill(self)
+            return .pause
+        }
+        proxy.metrics.bytesFromOrigin += bytes.count
         var chunk = bytes
         if let len = r.meta.length, cursor + chunk.count > len {
             fail("origin sent more than the \(len) bytes it announced")
@@ -267,10 +284,15 @@ final class FillSession {
     /// Confirms the whole blocks written by this fill (and the short last block at the end).
     private func confirmBlocks(_ r: CachedResource) {
         let b = CacheStore.blockSize
-        let lo = (dataStart + b - 1) / b * b
+        // Only blocks completed since the last call: earlier ones may have been evicted meanwhile
+        // and must not be vouched for again.
+        let lo = Swift.max((dataStart + b - 1) / b * b, confirmedUpTo)
         let hi: Int
         if let len = r.meta.length, cursor == len { hi = len } else { hi = cursor / b * b }
-        if hi > lo { proxy.store.confirm(r, lo..<hi) }
+        if hi > lo {
+            proxy.store.confirm(r, lo..<hi)
+            confirmedUpTo = hi
+        }
     }
 
     private func finish(_ r: CachedResource) {
@@ -328,6 +350,13 @@ final class FillSession {
         fills.fills.removeAll { $0 === self }
         fills.wake()
         proxy.resourceIdle(r)
+    }
+
+    /// Resumes a paused transfer (outside curl callbacks).
+    func resume() {
+        guard paused else { return }
+        paused = false
+        transfer?.resume()
     }
 
     /// Stops the fill (the resource was dropped).

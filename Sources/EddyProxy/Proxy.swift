@@ -48,6 +48,7 @@ public final class Proxy {
         accessLog = try AccessLog(path: config.accessLog)
         via = "1.1 \(config.name)"
         store.isInUse = { r in r.readers > 0 || ((r.attachment as? ResourceFills)?.isBusy ?? false) }
+        store.protectedRanges = { r in (r.attachment as? ResourceFills)?.protectedRanges() ?? [] }
         store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
         server.handler = { [unowned self] in handle($0) }
@@ -256,6 +257,38 @@ public final class Proxy {
     func dropResource(_ r: CachedResource) {
         store.remove(r)
         ResourceFills.of(r).wake()
+    }
+
+    /// True when a fill on `r` should wait: the cache is at its limit and no response is blocked
+    /// on the bytes (a blocked one always gets its bytes, so nothing can deadlock).
+    func shouldThrottle(_ r: CachedResource) -> Bool {
+        guard store.maxSize > 0, store.totalBytes >= store.maxSize else { return false }
+        return ResourceFills.of(r).waiters.isEmpty
+    }
+
+    private var pausedFills: [FillSession] = []
+    private lazy var resumeTimer = LoopTimer(loop: loop) { [unowned self] in resumeFills() }
+
+    func pauseFill(_ fill: FillSession) {
+        pausedFills.append(fill)
+        resumeTimer.schedule(after: 0.05)
+    }
+
+    /// Wakes paused fills once the cache has room or someone waits on their resource. Runs from a
+    /// timer, never inside a curl callback.
+    private func resumeFills() {
+        store.enforceLimit()
+        let list = pausedFills
+        pausedFills.removeAll()
+        for f in list where f.paused {
+            if let r = f.resource, f.state.isActive, !shouldThrottle(r) { f.resume() } else if f.state.isActive { pausedFills.append(f) }
+        }
+        if !pausedFills.isEmpty { resumeTimer.schedule(after: 0.05) }
+    }
+
+    /// A response started waiting on `r`: its paused fills must run.
+    func waiterArrived(_ r: CachedResource) {
+        if pausedFills.contains(where: { $0.resource === r }) { resumeTimer.schedule(after: 0) }
     }
 
     /// A cache write failed (disk full, unwritable dir): the resource's fill stopped.

@@ -5,6 +5,8 @@ import EddyCache
 /// fill writes, never by polling.
 final class ResourceFills {
     var fills: [FillSession] = []
+    /// Responses streaming from this resource.
+    var readers: [ObjectIdentifier: CacheExchange] = [:]
     /// Responses blocked on bytes not yet written.
     var waiters: [ObjectIdentifier: CacheExchange] = [:]
     /// A conditional request in flight for this resource; others wait for its answer.
@@ -28,6 +30,17 @@ final class ResourceFills {
         let list = waiters.values
         waiters.removeAll(keepingCapacity: true)
         for w in list { w.pump() }
+    }
+
+    /// What block eviction must spare: each response's bytes from a little behind its position (still
+    /// queued for sendfile) to its end, and each fill's span.
+    func protectedRanges() -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        for r in readers.values { out.append(r.neededRange) }
+        for f in fills where f.state.isActive {
+            out.append(f.unconfirmedWindow.lowerBound..<(f.end ?? Int.max))
+        }
+        return out
     }
 
     var isBusy: Bool { !fills.isEmpty || !waiters.isEmpty || revalidation != nil }

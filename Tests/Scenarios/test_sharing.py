@@ -200,3 +200,35 @@ def test_500_slow_readers_and_one_fast(eddy, origins):
     assert sha(fast.body) == expect
     assert hwm < 64 * MiB, hwm
     assert fast_time < 20
+
+
+def test_max_size_holds_while_responses_use_everything(origins, tmp_path):
+    """Two 20 MiB responses through a 2 MiB cache: blocks behind the readers are evicted (and their
+    disk space freed), the responses stay byte-exact."""
+    ng, fo, data = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--max-size", "2M"])
+    try:
+        out = {}
+
+        def read(name, path):
+            out[name] = e.get(path, timeout=60)
+
+        ts = [threading.Thread(target=read, args=("a", "/f/medium.bin?rate=20000000")),
+              threading.Thread(target=read, args=("b", "/n/medium.bin"))]
+        peak = 0
+        for t in ts:
+            t.start()
+        while any(t.is_alive() for t in ts):
+            peak = max(peak, e.metrics()["eddy_cache_bytes"])
+            time.sleep(0.05)
+        for t in ts:
+            t.join()
+        assert sha(out["a"].body) == sha(data["medium.bin"]) and sha(out["b"].body) == sha(data["medium.bin"])
+        m = e.metrics()
+        disk = int(subprocess.run(["du", "-sk", os.path.join(e.cache, "data")], capture_output=True, text=True).stdout.split()[0]) * 1024
+        print("2M cache, two 20 MiB reads: peak cache bytes %d, after %d, data on disk %d" % (peak, m["eddy_cache_bytes"], disk))
+        assert m["eddy_cache_bytes"] <= 2 * MiB
+        assert peak <= 2 * MiB + 2 * 256 * 1024, peak  # at most about one block per fill in flight
+        assert disk <= 4 * MiB, disk
+    finally:
+        e.stop()

@@ -28,7 +28,8 @@ public enum ConfigFile {
             case "allow_hosts":
                 guard let list = value as? [String] else { throw ConfigError(description: "allow_hosts: expected a list of strings") }
                 for p in list { c.allowHosts.append(try hostPattern(p)) }
-            case "access_log": c.accessLog = try string(value, key)
+            // YAML reads an unquoted `off` as false.
+            case "access_log": c.accessLog = (value as? Bool) == false ? "off" : try string(value, key)
             case "default_ttl": c.defaultTTL = try int(value, key)
             case "admin": c.admin = try parseListen(string(value, key))
             case "log_level": c.logLevel = try string(value, key)

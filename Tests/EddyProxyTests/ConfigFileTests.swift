@@ -334,3 +334,10 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertThrowsError(try ConfigFile.hostPattern("host:99999"))
     }
 }
+
+final class ConfigFileAccessLogTests: XCTestCase {
+    func test_apply_unquotedOff_disablesAccessLog() throws {
+        let c = try ConfigFile.apply(yaml: "access_log: off\n", to: ProxyConfig())
+        XCTAssertEqual(c.accessLog, "off")
+    }
+}

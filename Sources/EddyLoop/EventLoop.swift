@@ -15,11 +15,21 @@ public final class EventLoop {
         signal(SIGPIPE, SIG_IGN)
         // A file size limit (RLIMIT_FSIZE) must fail the write with EFBIG, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
+        EventLoop.raiseFileLimit()
         guard let b = event_base_new() else { fatalError("event_base_new failed") }
         base = b
     }
 
     deinit { event_base_free(base) }
+
+    /// Raises the soft open-file limit to the hard one: every client connection, upstream connection
+    /// and open cache file is a descriptor, and the usual soft default (1024) is far too low.
+    static func raiseFileLimit() {
+        var lim = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0, lim.rlim_cur < lim.rlim_max else { return }
+        lim.rlim_cur = lim.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim)
+    }
 
     /// Runs until `stop()` or until no events remain.
     public func run() { event_base_dispatch(base) }

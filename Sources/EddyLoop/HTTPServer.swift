@@ -57,6 +57,12 @@ public final class HTTPServer {
             }
             knownConnections.insert(conn)
             openConnections += 1
+            if let bev = evhttp_connection_get_bufferevent(conn) {
+                // Responses end with a small write (see ServerRequest.writeFile); with Nagle's
+                // algorithm it would wait for the client's delayed ACK, 40 ms per response.
+                var one: Int32 = 1
+                setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
             evhttp_connection_set_closecb(conn, { conn, arg in
                 guard let conn, let arg else { return }
                 Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(conn)

@@ -35,6 +35,8 @@ public final class ServerRequest {
     public private(set) var status = 0
     /// Body bytes handed to the connection, for the access log.
     public private(set) var bodyBytesSent = 0
+    /// Pieces up to this size are copied rather than sent with sendfile.
+    static let copyThreshold = 64 << 10
     private var segment: OpaquePointer?
     private var segmentFD: Int32 = -1
 
@@ -132,6 +134,16 @@ public final class ServerRequest {
     /// `onDrained`. `fd` is duplicated once per request, so the caller may close its own.
     public func writeFile(fd: Int32, offset: Int, length: Int) {
         guard length > 0, !isGone, !isFinished, let out = eddy_evhttp_request_conn_output(raw) else { return }
+        if length <= ServerRequest.copyThreshold {
+            // Small pieces: one pread and one buffer beat sendfile's extra system calls.
+            withUnsafeTemporaryAllocation(byteCount: length, alignment: 16) { buf in
+                let n = pread(fd, buf.baseAddress, length, off_t(offset))
+                guard n == length else { return }
+                bodyBytesSent += length
+                chunk(UnsafeRawBufferPointer(buf))
+            }
+            return
+        }
         if segment == nil || segmentFD != fd {
             releaseSegment()
             let dupFD = dup(fd)

@@ -71,7 +71,9 @@ public final class ServerRequest {
             evhttp_connection_get_peer(conn, &addr, &port)
         }
         peer = addr.map { String(cString: $0) } ?? "-"
-        version = "HTTP/\(raw_major(raw)).\(raw_minor(raw))"
+        var major: CChar = 1, minor: CChar = 1
+        eddy_evhttp_request_version(raw, &major, &minor)
+        version = "HTTP/\(major).\(minor)"
     }
 
     deinit { releaseSegment() }
@@ -215,15 +217,4 @@ public final class ServerRequest {
         onDrained = nil
         cb?()
     }
-}
-
-@inline(__always) private func raw_major(_ r: OpaquePointer) -> Int {
-    var major: Int8 = 1, minor: Int8 = 1
-    eddy_evhttp_request_version(r, &major, &minor)
-    return Int(major)
-}
-@inline(__always) private func raw_minor(_ r: OpaquePointer) -> Int {
-    var major: Int8 = 1, minor: Int8 = 1
-    eddy_evhttp_request_version(r, &major, &minor)
-    return Int(minor)
 }

@@ -167,7 +167,6 @@ final class CacheExchange {
         var headers = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
         switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
-            cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : cacheStatus.forward
             finishWhole(status: 304, headers: headers.withoutBodyFields())
             return
         case .preconditionFailed:
@@ -512,7 +511,6 @@ final class CacheExchange {
         r.readers -= 1
         ResourceFills.of(r).waiters[ObjectIdentifier(self)] = nil
         ResourceFills.of(r).readers[ObjectIdentifier(self)] = nil
-        proxy.resourceIdle(r)
     }
 }
 

@@ -124,7 +124,6 @@ final class FillSession {
     private func received(head: UpstreamHead) -> Bool {
         self.head = head
         let now = proxy.loop.wallClock()
-        proxy.metrics.bytesFromOrigin += 0
         switch kind {
         case .discovery: return discoveryHead(head, now: now)
         case .revalidation, .range: return storedHead(head, now: now)
@@ -349,7 +348,6 @@ final class FillSession {
         let fills = ResourceFills.of(r)
         fills.fills.removeAll { $0 === self }
         fills.wake()
-        proxy.resourceIdle(r)
     }
 
     /// Resumes a paused transfer (outside curl callbacks).

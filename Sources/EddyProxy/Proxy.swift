@@ -204,7 +204,6 @@ public final class Proxy {
             for w in waiters { w.resourceReady() }
             return
         }
-        metrics.bypasses += 0
         for w in waiters {
             if w === fill.owner {
                 w.passThrough(transfer: fill.detachTransfer(), head: fill.head, refusal: fill.refusal)
@@ -297,7 +296,4 @@ public final class Proxy {
         fills.storeBroken = true
         fills.wake()
     }
-
-    /// Called when a resource may have become idle.
-    func resourceIdle(_ r: CachedResource) {}
 }

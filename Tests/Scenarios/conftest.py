@@ -28,6 +28,16 @@ def wait_port(port, proc=None, timeout=15):
     raise TimeoutError("port %d did not open" % port)
 
 
+def stop_process(proc, timeout=10):
+    """SIGTERM by pid, then SIGKILL if it has not exited within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
 def sha(b):
     return hashlib.sha256(b).hexdigest()
 
@@ -106,11 +116,7 @@ http {{
         return total
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop_process(self.proc)
 
 
 class FaultOrigin:
@@ -130,11 +136,7 @@ class FaultOrigin:
         request(self.port, "/_reset")
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        stop_process(self.proc)
         self.err.close()
 
 

@@ -218,7 +218,30 @@ final class CacheExchange {
             finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
             return
         }
+        if m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
+            // Bytes of responses without a validator can not be proven to belong together
+            // (RFC 9111 section 3.4), so what is missing is not fetched into this copy: the
+            // request goes to the origin whole, uncached.
+            pieces = []
+            passThrough(transfer: nil, head: nil, refusal: "no validator")
+            return
+        }
         startStreaming(status: status, headers: headers)
+    }
+
+    /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
+    private func reachableWithoutNewFills(_ r: CachedResource) -> Bool {
+        let fills = ResourceFills.of(r).fills.filter { $0.state.isActive }
+        for case let .resource(range) in pieces {
+            let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
+            for gap in r.confirmed.gaps(in: range.lowerBound..<end) {
+                let covered = fills.contains { f in
+                    f.dataStart <= gap.lowerBound && (f.end ?? Int.max) >= gap.upperBound
+                }
+                if !covered { return false }
+            }
+        }
+        return true
     }
 
     private func coverage() -> Bool {

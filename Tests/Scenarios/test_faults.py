@@ -87,3 +87,15 @@ def test_unreachable_origin_is_502(eddy, origins, tmp_path):
     eddy.start()
     r = eddy.get("/dead/x.bin")
     assert r.status == 502 and b"upstream" in r.body
+
+
+def test_resource_without_validators_is_never_combined(eddy, origins):
+    _, fo, data = origins
+    d = data["medium.bin"]
+    r = eddy.get("/f/medium.bin?no_validators=1", {"Range": "bytes=0-99"})
+    assert r.status == 206 and r.body == d[:100]
+    r = eddy.get("/f/medium.bin?no_validators=1", {"Range": "bytes=5000000-5000099"})
+    assert r.status == 206 and r.body == d[5000000:5000100]
+    assert "fwd=bypass" in r.h("cache-status"), "missing bytes of a validator-less copy come from a pass-through"
+    r = eddy.get("/f/medium.bin?no_validators=1")
+    assert r.status == 200 and sha(r.body) == sha(d)

@@ -4,6 +4,7 @@ import PackageDescription
 // Layers, bottom to top (dependencies only point down):
 //   C shims (CLibevent, CCurl, CSQLite, CSystem)  -> no logic, only what Swift cannot import directly
 //   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
+//   EddyHLS    pure HLS playlist model: parse, classify, rewrite URIs byte-exactly; no I/O
 //   EddyLoop   event-loop wrappers: evhttp server, timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
 //   EddyProxy  the pipeline: routing, fill sessions, responders, access log, metrics
@@ -25,10 +26,11 @@ let package = Package(
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CSystem"),
         .target(name: "EddyCore"),
+        .target(name: "EddyHLS", dependencies: ["EddyCore"]),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
         .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "EddyProxy", dependencies: [
-            "EddyCore", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -38,6 +40,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
+        .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyCore"]),
     ],

@@ -46,6 +46,35 @@ public struct TargetResolver: Sendable {
         return .refused(status: 404, reason: "no origin is configured for this path")
     }
 
+    /// The request-target through eddy that fetches `url`, in the URL form a client used; nil when
+    /// eddy may not fetch it that way (the URI is then left as the origin wrote it). The result is
+    /// checked by routing it forward again, so it always names `url`.
+    public func eddyTarget(for url: UpstreamURL, form: RequestForm) -> String? {
+        func roundTrips(_ target: String) -> Bool {
+            if case let .upstream(u, _, _) = resolve(target) { return u == url }
+            return false
+        }
+        func mapped() -> String? {
+            for route in routes where route.base.scheme == url.scheme && route.base.host == url.host && route.base.port == url.port {
+                var basePath = route.base.pathAndQuery
+                if !basePath.hasSuffix("/") { basePath += "/" }
+                guard url.pathAndQuery.hasPrefix(basePath) else { continue }
+                let target = route.prefix + url.pathAndQuery.dropFirst(basePath.count)
+                if roundTrips(target) { return target }
+            }
+            return nil
+        }
+        func prefixed() -> String? {
+            let target = "/" + url.description
+            return roundTrips(target) ? target : nil
+        }
+        switch form {
+        case .mapped: return mapped() ?? prefixed()
+        case .urlPrefix: return prefixed() ?? mapped()
+        case .forward: return nil // the player sends every absolute URL through eddy already
+        }
+    }
+
     private func resolveAbsolute(_ text: Substring, form: RequestForm) -> RequestTarget {
         guard let url = UpstreamURL.parse(text) else { return .refused(status: 400, reason: "malformed upstream URL") }
         let matching = allowHosts.filter { $0.matches(host: url.host, port: url.port) }

@@ -107,6 +107,37 @@ public struct HLSPlaylist: Sendable {
         return lines.filter { HLSPlaylist.isURILine($0.text) }.map { String($0.text.trimmingOWS()) }
     }
 
+    /// URIs of encryption keys (EXT-X-KEY, EXT-X-SESSION-KEY), as written.
+    public var keyURIs: [String] {
+        var out: [String] = []
+        for l in lines {
+            guard let tag = HLSPlaylist.tagName(l.text), tag == "EXT-X-KEY" || tag == "EXT-X-SESSION-KEY" else { continue }
+            _ = HLSPlaylist.rewriteAttributes(l.text, names: ["URI"]) { out.append($0); return nil }
+        }
+        return out
+    }
+
+    /// True for the playlist media types of RFC 8216 section 4 (and the common x- variants).
+    public static func isPlaylistType(_ contentType: String?) -> Bool {
+        guard let ct = contentType?.split(separator: ";").first?.trimmingOWS().lowercased() else { return false }
+        return ["application/vnd.apple.mpegurl", "application/x-mpegurl", "audio/mpegurl", "audio/x-mpegurl"].contains(ct)
+    }
+
+    /// True when a path (without query) ends in .m3u8 or .m3u.
+    public static func isPlaylistPath(_ pathAndQuery: String) -> Bool {
+        let path = pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first?.lowercased() ?? ""
+        return path.hasSuffix(".m3u8") || path.hasSuffix(".m3u")
+    }
+
+    /// True for LL-HLS delivery directives (RFC 8216bis section 6.2.5): blocking reloads and delta
+    /// updates, which must reach the origin every time.
+    public static func hasDeliveryDirectives(_ pathAndQuery: String) -> Bool {
+        guard let q = pathAndQuery.firstIndex(of: "?") else { return false }
+        return pathAndQuery[q...].split(whereSeparator: { $0 == "?" || $0 == "&" }).contains {
+            $0.hasPrefix("_HLS_msn=") || $0.hasPrefix("_HLS_part=") || $0.hasPrefix("_HLS_skip=")
+        }
+    }
+
     /// Rewrites every URI: URI lines, and the URI attributes of `uriAttributes`' tags. `map` gets the
     /// URI as written and returns its replacement, or nil to leave it unchanged. Returns how many
     /// URIs changed. Everything else stays byte for byte.

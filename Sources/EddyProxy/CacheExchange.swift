@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyHLS
 import EddyLoop
 import Glibc
 
@@ -14,6 +15,8 @@ final class CacheExchange {
     let url: UpstreamURL
     let key: String
     let checkAddress: Bool
+    /// The URL form the client used; rewritten playlist URIs use the same.
+    let form: RequestForm
     private let startedAt = EventLoop.monotonic()
     private(set) var resource: CachedResource?
     private var version = 0
@@ -29,6 +32,8 @@ final class CacheExchange {
     private var lastFillPos = -1
     private var retryTimer: LoopTimer?
     private var countedCoalesce = false
+    /// Serving an HLS playlist: the whole body is needed before it can be rewritten and sent.
+    private var playlistMode = false
     private var retryDue = false
     private var direct: UpstreamTransfer?
     private var directPaused = false
@@ -41,10 +46,11 @@ final class CacheExchange {
     /// How far ahead of a running fill's cursor a response waits for it rather than starting its own.
     private static let lookahead = 2 * CacheStore.blockSize
 
-    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, checkAddress: Bool) {
+    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
         self.proxy = proxy
         self.request = request
         self.url = url
+        self.form = form
         self.key = url.description
         self.checkAddress = checkAddress
     }
@@ -53,11 +59,15 @@ final class CacheExchange {
 
     func begin() {
         request.onClose = { [weak self] in self?.clientGone() }
+        proxy.prefetch(after: key, checkAddress: checkAddress)
         let now = proxy.loop.wallClock()
         if let r = proxy.store.lookup(key, now: now) {
             resource = r
             r.readers += 1
             let fills = ResourceFills.of(r)
+            if fills.hlsKind == nil, proxy.isPlaylist(r, url: url), let p = proxy.readPlaylist(r) {
+                fills.hlsKind = p.kind // known before the freshness check below needs it
+            }
             if let reval = fills.revalidation {
                 cacheStatus = CacheStatus(forward: .stale)
                 proxy.metrics.coalesced += 1
@@ -153,7 +163,7 @@ final class CacheExchange {
         done = true
         releaseResource()
         proxy.metrics.bypasses += 1
-        let direct = DirectExchange(proxy: proxy, request: request, url: url, checkAddress: checkAddress,
+        let direct = DirectExchange(proxy: proxy, request: request, url: url, form: form, checkAddress: checkAddress,
                                     reason: refusal ?? "not storable")
         proxy.adopt(request, by: direct)
         direct.begin(adopting: transfer, head: head)
@@ -173,6 +183,12 @@ final class CacheExchange {
             finishWhole(status: 412, headers: headers.withoutBodyFields())
             return
         case .proceed: break
+        }
+        if proxy.isPlaylist(r, url: url) {
+            playlistMode = true
+            streaming = true
+            pump()
+            return
         }
         let rangeApplies = Preconditions.rangeApplies(ifRange: request.headers["If-Range"], etag: m.etag, lastModified: m.lastModified)
         let header = rangeApplies ? RangeHeader.parse(request.headers["Range"]) : nil
@@ -297,6 +313,7 @@ final class CacheExchange {
     func pump() {
         guard streaming, !done, direct == nil else { return }
         if request.isGone { clientGone(); return }
+        if playlistMode, let r = resource { servePlaylist(r); return }
         while pieceIndex < pieces.count {
             if request.queuedBytes >= CacheExchange.highWater { return } // onDrained resumes
             switch pieces[pieceIndex] {
@@ -422,6 +439,41 @@ final class CacheExchange {
         fill.owner = self
         fills.fills.append(fill)
         fill.begin()
+    }
+
+    // MARK: - playlists
+
+    /// Sends the playlist rewritten so every URI goes through eddy, once all its bytes are on disk.
+    private func servePlaylist(_ r: CachedResource) {
+        guard r.isComplete else {
+            if cacheStatus.forward == nil { cacheStatus.forward = .partial }
+            let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }
+            pos = first ?? r.confirmed.contiguousLength(from: 0)
+            waitForBytes(r, end: r.meta.length ?? Int.max)
+            return
+        }
+        guard let playlist = proxy.readPlaylist(r) else {
+            // Too large or not a playlist after all: serve the stored bytes as they are.
+            playlistMode = false
+            streaming = false
+            respond(r)
+            return
+        }
+        let fills = ResourceFills.of(r)
+        fills.hlsKind = playlist.kind
+        if cacheStatus.forward != nil { fills.playlistFetchedAt = startedAt }
+        let body = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
+        var h = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
+        // The body is eddy's transformation of the origin's: the origin's validator does not name it.
+        h.remove("ETag")
+        h.set("Accept-Ranges", "none")
+        h.set("Content-Length", "\(body.count)")
+        cacheStatus.stored = cacheStatus.forward != nil
+        if case .live = playlist.kind {} else { cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock()) }
+        h.set("Cache-Status", cacheStatus.description)
+        bytesServed = r.meta.length ?? 0
+        request.send(status: 200, headers: h, body: isHead ? [] : body)
+        complete()
     }
 
     // MARK: - direct tail

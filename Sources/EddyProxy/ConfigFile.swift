@@ -37,6 +37,10 @@ public enum ConfigFile {
             case "max_uri_length": c.limits.maxURILength = try size(value, key)
             case "max_connections": c.limits.maxConnections = try int(value, key)
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
+            case "prefetch_segments": c.prefetchSegments = try int(value, key)
+            case "cache_keys":
+                guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }
+                c.cacheKeys = b
             case "ca_file": c.upstreamTimeouts.caFile = try string(value, key)
             case "connect_timeout": c.upstreamTimeouts.connect = try int(value, key)
             case "stall_timeout": c.upstreamTimeouts.stall = try int(value, key)

@@ -1,4 +1,5 @@
 import EddyCore
+import EddyHLS
 import EddyLoop
 
 /// Passes one response through without storing it: for responses a shared cache must not keep
@@ -10,7 +11,12 @@ final class DirectExchange {
     let request: ServerRequest
     let url: UpstreamURL
     let checkAddress: Bool
+    let form: RequestForm
     let reason: String
+    /// A playlist body being collected for rewriting (playlists are small and must be whole).
+    private var playlistBody: [UInt8]?
+    private var playlistHead: HTTPHeaders?
+    private var playlistStatus = 200
     private var transfer: UpstreamTransfer?
     private var paused = false
     private var done = false
@@ -20,10 +26,11 @@ final class DirectExchange {
 
     private static let highWater = 256 << 10
 
-    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, checkAddress: Bool, reason: String) {
+    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
         self.proxy = proxy
         self.request = request
         self.url = url
+        self.form = form
         self.checkAddress = checkAddress
         self.reason = reason
         status.detail = reason
@@ -60,6 +67,13 @@ final class DirectExchange {
         // Strong captures: the transfer keeps this exchange alive until it ends (see FillSession).
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
+            if self.playlistBody != nil {
+                self.fromOrigin += bytes.count
+                self.proxy.metrics.bytesFromOrigin += bytes.count
+                guard self.playlistBody!.count + bytes.count <= Proxy.maxPlaylistBytes else { return .abort }
+                self.playlistBody!.append(contentsOf: bytes)
+                return .accept
+            }
             // Pausing means "not taken": curl delivers the same bytes again on resume.
             if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
             self.fromOrigin += bytes.count
@@ -78,6 +92,16 @@ final class DirectExchange {
         st.forwardStatus = head.status
         h.set("Cache-Status", st.description)
         status = st
+        if (300..<400).contains(head.status), let loc = head.headers["Location"],
+           let target = URIReference.resolve(loc, against: url), let mapped = proxy.resolver.eddyTarget(for: target, form: form) {
+            h.set("Location", mapped) // a redirect must not lead the player around eddy
+        }
+        if head.status == 200, request.method == "GET",
+           HLSPlaylist.isPlaylistType(head.headers["Content-Type"]) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) {
+            playlistBody = []
+            playlistHead = h
+            return true
+        }
         if request.method == "HEAD" || head.status == 204 || head.status == 304 {
             request.send(status: head.status, headers: h)
             finish()
@@ -97,6 +121,17 @@ final class DirectExchange {
     private func completed(_ error: UpstreamError?) {
         transfer = nil
         guard !done else { return }
+        if error == nil, let body = playlistBody, var h = playlistHead {
+            var out = body
+            if HLSPlaylist.looksLikePlaylist(body) {
+                out = Array(proxy.rewrite(HLSPlaylist(String(decoding: body, as: UTF8.self)), url: url, form: form).text.utf8)
+                h.remove("ETag") // eddy's transformation, not the origin's representation
+            }
+            h.set("Content-Length", "\(out.count)")
+            request.send(status: 200, headers: h, body: out)
+            finish()
+            return
+        }
         if let error {
             proxy.metrics.upstreamFailures += 1
             if request.headSent {

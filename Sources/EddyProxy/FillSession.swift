@@ -41,6 +41,8 @@ final class FillSession {
     private(set) var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
     private(set) var refusal: String?
+    /// A prefetch runs to its end even with no response open: a player is about to ask.
+    var isPrefetch = false
     /// True while the transfer is paused by `Proxy.shouldThrottle`.
     var paused = false
     /// True once a pass-through response took the transfer over.
@@ -252,7 +254,7 @@ final class FillSession {
             fail("origin sent more than the \(len) bytes it announced")
             return .abort
         }
-        if r.readers == 0 {
+        if r.readers == 0 && !isPrefetch {
             // The rule for a client that leaves: while any response is open on the resource, fills
             // run to their end; once none is, the fill completes the block it is in (so no fetched
             // byte of it is wasted) and stops there. Nobody pays for bytes nobody asked for.

@@ -12,6 +12,7 @@ public final class Metrics {
     public var upstreamFailures = 0
     public var resumes = 0
     public var evictions = 0
+    public var prefetches = 0
     public var bytesFromCache = 0
     public var bytesFromOrigin = 0
 
@@ -32,6 +33,7 @@ public final class Metrics {
             ("eddy_upstream_failures_total", "Upstream requests that failed", upstreamFailures),
             ("eddy_upstream_resumes_total", "Fetches restarted at the first missing byte after a failure", resumes),
             ("eddy_evictions_total", "Resources evicted", evictions),
+            ("eddy_hls_prefetches_total", "HLS segments fetched ahead of players", prefetches),
             ("eddy_bytes_from_cache_total", "Body bytes served from cache", bytesFromCache),
             ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
         ]

@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyHLS
 import EddyLoop
 import Glibc
 import Logging
@@ -14,7 +15,10 @@ public final class Proxy {
     let store: CacheStore
     let curl: CurlMulti
     let metrics = Metrics()
-    private let resolver: TargetResolver
+    let resolver: TargetResolver
+    let hls = HLSDirectory()
+    /// Playlists larger than this are served as they are, not rewritten.
+    static let maxPlaylistBytes = 16 << 20
     private let accessLog: AccessLog
     private var server: HTTPServer!
     private var adminServer: HTTPServer?
@@ -115,20 +119,29 @@ public final class Proxy {
         case let .refused(status, reason):
             request.sendError(status, reason)
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
-        case let .upstream(url, _, checkAddress):
-            let bypass = request.headers["Authorization"] != nil ? "authorization" : (store.isAvailable ? nil : "cache unavailable")
-            if let bypass {
-                // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
-                let direct = DirectExchange(proxy: self, request: request, url: url, checkAddress: checkAddress, reason: bypass)
+        case let .upstream(url, form, checkAddress):
+            if let bypass = bypassReason(request, url) {
+                let direct = DirectExchange(proxy: self, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
                 active[ObjectIdentifier(request)] = direct
                 direct.begin()
                 metrics.bypasses += 1
                 return
             }
-            let exchange = CacheExchange(proxy: self, request: request, url: url, checkAddress: checkAddress)
+            let exchange = CacheExchange(proxy: self, request: request, url: url, form: form, checkAddress: checkAddress)
             active[ObjectIdentifier(request)] = exchange
             exchange.begin()
         }
+    }
+
+    /// Why a request goes to the origin uncached, or nil.
+    private func bypassReason(_ request: ServerRequest, _ url: UpstreamURL) -> String? {
+        // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
+        if request.headers["Authorization"] != nil { return "authorization" }
+        if !store.isAvailable { return "cache unavailable" }
+        // LL-HLS blocking reloads and delta updates are answered by the origin each time.
+        if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
+        if !config.cacheKeys && hls.keyURLs.contains(url.description) { return "key" }
+        return nil
     }
 
     private func allowHeader() -> HTTPHeaders {
@@ -217,8 +230,78 @@ public final class Proxy {
         if discovering[fill.key] === fill { discovering[fill.key] = nil }
     }
 
-    /// Freshness (RFC 9111 section 4.2).
-    func isFresh(_ r: CachedResource, now: Int) -> Bool { ttl(r, now: now) > 0 }
+    /// Freshness (RFC 9111 section 4.2). A live media playlist is also stale once half its target
+    /// duration has passed since eddy last heard from the origin (RFC 8216 section 6.2.2 has
+    /// clients reload about that often), and whenever eddy does not know when that was.
+    func isFresh(_ r: CachedResource, now: Int) -> Bool {
+        if let fills = r.attachment as? ResourceFills, case let .live(target)? = fills.hlsKind {
+            guard let at = fills.playlistFetchedAt, EventLoop.monotonic() - at < target / 2 else { return false }
+        }
+        return ttl(r, now: now) > 0
+    }
+
+    // MARK: - HLS
+
+    /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
+    /// generic types, by a body starting with #EXTM3U.
+    func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
+        let ct = r.meta.contentType?.lowercased() ?? ""
+        guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
+              (r.meta.length ?? 0) <= Proxy.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
+        var head = [UInt8](repeating: 0, count: 10)
+        let n = head.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, 10, 0) }
+        return n >= 7 && HLSPlaylist.looksLikePlaylist(Array(head[..<n]))
+    }
+
+    /// The whole stored playlist, if complete, small enough and a playlist.
+    func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
+        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes else { return nil }
+        var buf = [UInt8](repeating: 0, count: len)
+        let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, len, 0) }
+        guard n == len, HLSPlaylist.looksLikePlaylist(buf) else { return nil }
+        return HLSPlaylist(String(decoding: buf, as: UTF8.self))
+    }
+
+    /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`,
+    /// and learns its segments and keys. URIs eddy may not fetch, and non-HTTP ones, stay as written.
+    func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm) -> HLSPlaylist {
+        var p = playlist
+        if case .multivariant = p.kind {} else { hls.learn(p, base: url, depth: config.prefetchSegments) }
+        p.rewriteURIs { uri in
+            guard let target = URIReference.resolve(uri, against: url) else { return nil }
+            return self.resolver.eddyTarget(for: target, form: form)
+        }
+        return p
+    }
+
+    /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
+    /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
+    func prefetch(after key: String, checkAddress: Bool) {
+        guard config.prefetchSegments > 0, store.isAvailable else { return }
+        let now = loop.wallClock()
+        for next in hls.segments(after: key) {
+            let k = next.description
+            if discovering[k] != nil { continue }
+            if let r = store.lookup(k, now: now) {
+                let fills = ResourceFills.of(r)
+                guard !r.isComplete, fills.fills.isEmpty, r.meta.ifRangeValidator != nil,
+                      let gap = r.meta.length.flatMap({ r.confirmed.gaps(in: 0..<$0).first }) else { continue }
+                let b = CacheStore.blockSize
+                let fill = startFill(key: k, url: next, kind: .range, resource: r, asked: .span(first: gap.lowerBound / b * b, last: nil),
+                                     checkAddress: checkAddress, userAgent: nil)
+                fill.isPrefetch = true
+                fills.fills.append(fill)
+                fill.begin()
+            } else {
+                let fill = startFill(key: k, url: next, kind: .discovery, resource: nil, asked: nil, checkAddress: checkAddress, userAgent: nil)
+                fill.isPrefetch = true
+                discovering[k] = fill
+                fill.begin()
+            }
+            metrics.prefetches += 1
+        }
+    }
 
     /// Seconds of freshness left (negative when stale).
     func ttl(_ r: CachedResource, now: Int) -> Int {

@@ -22,6 +22,10 @@ public struct ProxyConfig: Sendable {
     public var name = "eddy"
     /// Admin listener for /metrics, nil when off.
     public var admin: (host: String, port: Int)?
+    /// Media segments to prefetch after the one a player takes (0 = off).
+    public var prefetchSegments = 3
+    /// Store AES-128 keys in the cache (off: keys are always fetched from the origin).
+    public var cacheKeys = false
     /// Log level for diagnostics.
     public var logLevel = "info"
 

@@ -1,4 +1,5 @@
 import EddyCache
+import EddyHLS
 
 /// The proxy's live state for one cached resource, attached to `CachedResource.attachment`:
 /// the fills in flight and the responses waiting for bytes. Waiters are woken by an event when a
@@ -14,6 +15,10 @@ final class ResourceFills {
     /// Set when the origin answered a Range request with 200: asking again is pointless, so
     /// responses wait for the whole-body fill instead.
     var originIgnoresRange = false
+    /// The playlist kind, once this resource has been read as an HLS playlist.
+    var hlsKind: PlaylistKind?
+    /// When eddy last got this playlist from the origin (monotonic seconds), for live freshness.
+    var playlistFetchedAt: Double?
     /// Set when writing this resource's bytes failed: responses continue uncached from the origin.
     var storeBroken = false
 

@@ -43,6 +43,12 @@ extension Eddy {
         @Option(name: .long, help: "Admin listener for /metrics (Prometheus), host:port. Off unless set.")
         var admin: String?
 
+        @Option(name: .long, help: "HLS: media segments to prefetch after the one a player takes; 0 turns prefetch off. (default: 3)")
+        var prefetchSegments: Int?
+
+        @Flag(name: .long, help: "HLS: keep AES-128 keys in the cache (by default they are always fetched from the origin).")
+        var cacheKeys = false
+
         @Option(name: .long, help: "CA bundle (PEM) to verify HTTPS origins with, instead of the system's.")
         var caFile: String?
 
@@ -73,6 +79,8 @@ extension Eddy {
             if let admin { c.admin = try ConfigFile.parseListen(admin) }
             if let logLevel { c.logLevel = logLevel }
             if let caFile { c.upstreamTimeouts.caFile = caFile }
+            if let prefetchSegments { c.prefetchSegments = prefetchSegments }
+            if cacheKeys { c.cacheKeys = true }
             return c
         }
 

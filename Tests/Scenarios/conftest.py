@@ -1,6 +1,6 @@
 """Fixtures for eddy's scenario tests: a real nginx origin, the fault-injecting origin, and the real
 eddy binary, each on a free loopback port, each stopped by pid at the end."""
-import hashlib, http.client, json, os, random, signal, socket, subprocess, sys, time
+import hashlib, http.client, json, os, random, re, signal, socket, subprocess, sys, time
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,8 +89,9 @@ class Nginx:
 daemon off; user root; worker_processes 1; pid {self.dir}/nginx.pid; error_log {self.dir}/error.log;
 events {{ worker_connections 1024; }}
 http {{
-  types {{ video/mp4 mp4; application/octet-stream bin; }}
-  log_format bytes '$request_uri $status $body_bytes_sent';
+  types {{ video/mp4 mp4; application/octet-stream bin; application/vnd.apple.mpegurl m3u8; video/mp2t ts;
+           text/vtt vtt; video/iso.segment m4s; }}
+  log_format bytes '$status $body_bytes_sent "$http_via" $request_uri';
   access_log {self.log} bytes;
   client_body_temp_path {self.dir}/tmp; proxy_temp_path {self.dir}/tmp; fastcgi_temp_path {self.dir}/tmp;
   uwsgi_temp_path {self.dir}/tmp; scgi_temp_path {self.dir}/tmp;
@@ -106,14 +107,18 @@ http {{
         self.proc = subprocess.Popen(["nginx", "-c", conf, "-p", self.dir], stderr=subprocess.DEVNULL)
         wait_port(self.port, self.proc)
 
-    def bytes_sent(self):
-        total = 0
+    def requests(self):
+        """(status, body bytes, Via, request URI) for every request nginx answered so far."""
+        out = []
         with open(self.log) as f:
             for line in f:
-                parts = line.split()
-                if len(parts) >= 3 and parts[-1].isdigit():
-                    total += int(parts[-1])
-        return total
+                m = re.match(r'(\d+) (\d+) "([^"]*)" (.*)$', line.rstrip("\n"))
+                if m:
+                    out.append((int(m.group(1)), int(m.group(2)), m.group(3), m.group(4)))
+        return out
+
+    def bytes_sent(self):
+        return sum(r[1] for r in self.requests())
 
     def stop(self):
         stop_process(self.proc)

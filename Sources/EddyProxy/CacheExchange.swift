@@ -34,6 +34,7 @@ final class CacheExchange {
     private var countedCoalesce = false
     /// Serving an HLS playlist: the whole body is needed before it can be rewritten and sent.
     private var playlistMode = false
+    private var servePlaylistRaw = false
     private var retryDue = false
     private var direct: UpstreamTransfer?
     private var directPaused = false
@@ -184,7 +185,7 @@ final class CacheExchange {
             return
         case .proceed: break
         }
-        if proxy.isPlaylist(r, url: url) {
+        if !servePlaylistRaw && proxy.isPlaylist(r, url: url) {
             playlistMode = true
             streaming = true
             pump()
@@ -453,15 +454,15 @@ final class CacheExchange {
             return
         }
         guard let playlist = proxy.readPlaylist(r) else {
-            // Too large or not a playlist after all: serve the stored bytes as they are.
+            // Too large or not text after all: serve the stored bytes as they are.
             playlistMode = false
+            servePlaylistRaw = true
             streaming = false
             respond(r)
             return
         }
         let fills = ResourceFills.of(r)
         fills.hlsKind = playlist.kind
-        if cacheStatus.forward != nil { fills.playlistFetchedAt = startedAt }
         let body = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
         var h = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
         // The body is eddy's transformation of the origin's: the origin's validator does not name it.

@@ -123,8 +123,8 @@ final class DirectExchange {
         guard !done else { return }
         if error == nil, let body = playlistBody, var h = playlistHead {
             var out = body
-            if HLSPlaylist.looksLikePlaylist(body) {
-                out = Array(proxy.rewrite(HLSPlaylist(String(decoding: body, as: UTF8.self)), url: url, form: form).text.utf8)
+            if let playlist = Proxy.playlist(from: body) {
+                out = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
                 h.remove("ETag") // eddy's transformation, not the origin's representation
             }
             h.set("Content-Length", "\(out.count)")

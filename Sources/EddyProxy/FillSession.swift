@@ -41,6 +41,8 @@ final class FillSession {
     private(set) var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
     private(set) var refusal: String?
+    /// When the request went out: the origin's answer describes the resource as of then or later.
+    private var startedAt = 0.0
     /// A prefetch runs to its end even with no response open: a player is about to ask.
     var isPrefetch = false
     /// True while the transfer is paused by `Proxy.shouldThrottle`.
@@ -97,6 +99,7 @@ final class FillSession {
     }
 
     func begin() {
+        startedAt = EventLoop.monotonic()
         proxy.metrics.upstreamFetches += 1
         transfer?.start()
     }
@@ -144,7 +147,10 @@ final class FillSession {
         }
         guard let asked else { fail("206 to a request without Range"); return nil }
         switch RangeResponseCheck.verify(asked: asked, contentRange: head.headers["Content-Range"],
-                                         contentLength: head.contentLength, knownLength: resource?.meta.length) {
+                                         contentLength: head.contentLength,
+                                         // A revalidation sends no If-Range: its 206 may be of a new
+                                         // version of another length; the validators decide below.
+                                         knownLength: kind == .revalidation ? nil : resource?.meta.length) {
         case let .success(v): return (v.span.first, v.completeLength)
         case let .failure(reason):
             proxy.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
@@ -181,6 +187,7 @@ final class FillSession {
             if let lm = head.headers["Last-Modified"] { m.lastModified = lm }
             m.storedAt = now
             proxy.store.refresh(r, meta: m)
+            fills.noteOriginAnswer(at: startedAt)
             state = .finished
             finishRevalidation(fills)
             return false // nothing more to read; the transfer ends
@@ -228,6 +235,7 @@ final class FillSession {
         confirmedUpTo = 0
         start = bodyStart
         let fills = ResourceFills.of(r)
+        fills.noteOriginAnswer(at: startedAt)
         if isFull {
             end = nil // the origin ignored Range: take the whole body from byte 0
             if asked != nil { fills.originIgnoresRange = true }

@@ -254,13 +254,21 @@ public final class Proxy {
         return n >= 7 && HLSPlaylist.looksLikePlaylist(Array(head[..<n]))
     }
 
-    /// The whole stored playlist, if complete, small enough and a playlist.
+    /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
     func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
         guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes else { return nil }
         var buf = [UInt8](repeating: 0, count: len)
         let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, len, 0) }
-        guard n == len, HLSPlaylist.looksLikePlaylist(buf) else { return nil }
-        return HLSPlaylist(String(decoding: buf, as: UTF8.self))
+        guard n == len else { return nil }
+        return Proxy.playlist(from: buf)
+    }
+
+    /// A playlist from bytes already identified as one (by type, path or sniffing); nil when they
+    /// are not UTF-8 text, in which case they are served as they are. A missing #EXTM3U line is
+    /// tolerated: players differ, and rewriting never changes other lines.
+    static func playlist(from bytes: [UInt8]) -> HLSPlaylist? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        return HLSPlaylist(text)
     }
 
     /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`,

@@ -48,5 +48,10 @@ final class ResourceFills {
         return out
     }
 
+    /// Records that the origin described this resource as of `time` (for live playlist freshness).
+    func noteOriginAnswer(at time: Double) {
+        playlistFetchedAt = Swift.max(playlistFetchedAt ?? 0, time)
+    }
+
     var isBusy: Bool { !fills.isEmpty || !waiters.isEmpty || revalidation != nil }
 }

@@ -138,3 +138,40 @@ final class TargetResolverTests: XCTestCase {
         }
     }
 }
+
+final class TargetResolverEddyTargetTests: XCTestCase {
+    let resolver = TargetResolver(
+        routes: [OriginRoute(prefix: "/", base: UpstreamURL.parse("https://cdn.example.com/base")!),
+                 OriginRoute(prefix: "/two/", base: UpstreamURL.parse("http://second.example.com")!)],
+        allowHosts: [HostPattern("*.example.org")!])
+
+    func url(_ s: String) -> UpstreamURL { UpstreamURL.parse(s[...])! }
+
+    func test_eddyTarget_mappedForm_usesTheRoutePrefix() {
+        XCTAssertEqual(resolver.eddyTarget(for: url("https://cdn.example.com/base/v/a.m3u8?t=1"), form: .mapped), "/v/a.m3u8?t=1")
+        XCTAssertEqual(resolver.eddyTarget(for: url("http://second.example.com/x.ts"), form: .mapped), "/two/x.ts")
+    }
+
+    func test_eddyTarget_mappedFormOutsideRoutes_fallsBackToPrefixFormWhenAllowed() {
+        XCTAssertEqual(resolver.eddyTarget(for: url("https://media.example.org/s.ts"), form: .mapped), "/https://media.example.org/s.ts")
+    }
+
+    func test_eddyTarget_hostNotAllowed_isNil() {
+        XCTAssertNil(resolver.eddyTarget(for: url("https://evil.example.net/s.ts"), form: .urlPrefix))
+        XCTAssertNil(resolver.eddyTarget(for: url("https://cdn.example.com/elsewhere/s.ts"), form: .urlPrefix))
+    }
+
+    func test_eddyTarget_forwardForm_isNil() {
+        XCTAssertNil(resolver.eddyTarget(for: url("https://media.example.org/s.ts"), form: .forward))
+    }
+
+    func test_eddyTarget_everyResult_routesBackToTheSameURL() {
+        for s in ["https://cdn.example.com/base/a/b.ts", "http://second.example.com/q?x=%20", "https://a.example.org:8443/z"] {
+            for form in [RequestForm.mapped, .urlPrefix] {
+                guard let t = resolver.eddyTarget(for: url(s), form: form) else { continue }
+                guard case let .upstream(u, _, _) = resolver.resolve(t) else { return XCTFail(t) }
+                XCTAssertEqual(u, url(s))
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+"""HLS through eddy: streams made here with ffmpeg, read with ffmpeg through eddy; every playlist
+of the shared corpus rewritten without touching a non-URI byte; live freshness; prefetch."""
+import os, re, shutil, subprocess, threading, time
+from urllib.parse import urljoin
+import pytest
+from conftest import MiB, ROOT, Eddy, request, sha
+
+CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "hls-playlists")
+
+
+def ff(*args, timeout=120):
+    return subprocess.run(["ffmpeg", "-v", "error", "-y", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def streams(origins):
+    ng = origins[0]
+    base = os.path.join(ng.www, "hls")
+    if os.path.exists(os.path.join(base, "done")):
+        return base
+    shutil.rmtree(base, ignore_errors=True)
+    # 1. Multi-variant fMP4: two video variants, English and French audio, WebVTT subtitles.
+    d = os.path.join(base, "fmp4")
+    os.makedirs(os.path.join(d, "sub"))
+    vtt = os.path.join(base, "subs.vtt")
+    open(vtt, "w").write("WEBVTT\n\n00:00:00.000 --> 00:00:04.000\nHello\n\n00:00:04.000 --> 00:00:08.000\nWorld\n\n"
+                         "00:00:08.000 --> 00:00:10.000\nBye\n")
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:duration=10",
+           "-f", "lavfi", "-i", "sine=frequency=660:duration=10",
+           "-filter_complex", "[0:v]split=2[v1][v2];[v2]scale=160:90[v2o]", "-map", "[v1]", "-map", "[v2o]", "-map", "1:a", "-map", "2:a",
+           "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-b:a", "64k",
+           "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-master_pl_name", "master.m3u8",
+           "-var_stream_map", "v:0,agroup:aud,name:hi v:1,agroup:aud,name:lo a:0,agroup:aud,language:en,name:en,default:yes "
+                              "a:1,agroup:aud,language:fr,name:fr",
+           "-hls_segment_filename", os.path.join(d, "%v", "seg%d.m4s"), os.path.join(d, "%v", "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    r = ff("-i", vtt, "-c:s", "webvtt", "-f", "segment", "-segment_time", "4", "-segment_list", os.path.join(d, "sub", "index.m3u8"),
+           "-segment_list_type", "m3u8", "-segment_format", "webvtt", os.path.join(d, "sub", "seg%d.vtt"))
+    assert r.returncode == 0, r.stderr
+    master = open(os.path.join(d, "master.m3u8")).read()
+    master = master.replace("#EXT-X-STREAM-INF:", '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",'
+                                                   'AUTOSELECT=YES,URI="sub/index.m3u8"\n#EXT-X-STREAM-INF:', 1)
+    master = re.sub(r'(#EXT-X-STREAM-INF:[^\n]*)', r'\1,SUBTITLES="subs"', master)
+    open(os.path.join(d, "master.m3u8"), "w").write(master)
+    # 2. MPEG-TS with AES-128.
+    d = os.path.join(base, "aes")
+    os.makedirs(d)
+    open(os.path.join(d, "key.bin"), "wb").write(bytes(range(16)))
+    open(os.path.join(base, "keyinfo"), "w").write("key.bin\n%s\n" % os.path.join(d, "key.bin"))
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-f", "lavfi", "-i", "sine=duration=10",
+           "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-f", "hls", "-hls_time", "2",
+           "-hls_playlist_type", "vod", "-hls_key_info_file", os.path.join(base, "keyinfo"),
+           "-hls_segment_filename", os.path.join(d, "seg%d.ts"), os.path.join(d, "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    # 3. One file with EXT-X-BYTERANGE.
+    d = os.path.join(base, "single")
+    os.makedirs(d)
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+           "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_flags", "single_file", os.path.join(d, "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    open(os.path.join(base, "done"), "w").write("ok")
+    return base
+
+
+def play(eddy, path, timeout=120):
+    return subprocess.run(["ffmpeg", "-v", "error", "-i", "http://127.0.0.1:%d%s" % (eddy.port, path),
+                           "-map", "0", "-c", "copy", "-f", "null", "-"], capture_output=True, text=True, timeout=timeout)
+
+
+def eddy_requests(eddy):
+    return [l.split('"')[1].split()[1] for l in open(eddy.logpath) if l.count('"') >= 2]
+
+
+def assert_all_through_eddy(ng, since):
+    reqs = ng.requests()[since:]
+    assert reqs, "the origin saw no request"
+    assert all("eddy" in via for _, _, via, _ in reqs), [r for r in reqs if "eddy" not in r[2]][:3]
+
+
+def test_multivariant_fmp4_with_audio_and_subtitles(eddy, origins, streams):
+    ng = origins[0]
+    start = len(ng.requests())
+    r = play(eddy, "/n/hls/fmp4/master.m3u8")
+    assert r.returncode == 0, r.stderr
+    # ffmpeg 5.1's HLS demuxer skips subtitle renditions, so read the one the rewritten master names.
+    master = eddy.get("/n/hls/fmp4/master.m3u8").body.decode()
+    sub = re.search(r'TYPE=SUBTITLES[^\n]*URI="([^"]+)"', master).group(1)
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", "http://127.0.0.1:%d%s" % (eddy.port, sub), "-map", "0", "-c", "copy",
+                        "-f", "webvtt", "-"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "World" in r.stdout, r.stderr
+    assert_all_through_eddy(ng, start)
+    seen = eddy_requests(eddy)
+    for p in ["/n/hls/fmp4/master.m3u8", "/n/hls/fmp4/en/index.m3u8", "/n/hls/fmp4/fr/index.m3u8", "/n/hls/fmp4/sub/index.m3u8",
+              "/n/hls/fmp4/hi/index.m3u8", "/n/hls/fmp4/sub/seg0.vtt"]:
+        assert p in seen, p
+    assert any(p.endswith(".m4s") for p in seen) and any("init" in p for p in seen)
+    before = ng.bytes_sent()
+    r = play(eddy, "/n/hls/fmp4/master.m3u8")
+    assert r.returncode == 0, r.stderr
+    assert play(eddy, sub).returncode == 0
+    assert ng.bytes_sent() == before, "a second play of a VOD stream costs the origin nothing"
+
+
+def test_master_playlist_uris_are_rewritten_in_the_request_form(eddy, origins, streams):
+    text = eddy.get("/n/hls/fmp4/master.m3u8").body.decode()
+    assert 'URI="/n/hls/fmp4/en/index.m3u8"' in text and "\n/n/hls/fmp4/hi/index.m3u8\n" in text
+    original = open(os.path.join(streams, "fmp4", "master.m3u8")).read()
+    assert re.sub(r"/n/hls/fmp4/", "", text) == original
+
+
+def test_aes128_ts_keys_proxied_not_cached(eddy, origins, streams):
+    ng = origins[0]
+    start = len(ng.requests())
+    r = play(eddy, "/n/hls/aes/index.m3u8")
+    assert r.returncode == 0, r.stderr
+    assert_all_through_eddy(ng, start)
+    mid = len(ng.requests())
+    r = play(eddy, "/n/hls/aes/index.m3u8")
+    assert r.returncode == 0, r.stderr
+    again = ng.requests()[mid:]
+    assert again and all(uri.endswith("key.bin") for _, _, _, uri in again), "only the key goes to the origin again"
+    log = open(eddy.errpath).read() + open(eddy.logpath).read()
+    assert bytes(range(16)).hex() not in log
+
+
+def test_aes128_keys_cached_with_cache_keys(origins, streams, tmp_path):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--cache-keys"])
+    try:
+        assert play(e, "/n/hls/aes/index.m3u8").returncode == 0
+        before = ng.bytes_sent()
+        assert play(e, "/n/hls/aes/index.m3u8").returncode == 0
+        assert ng.bytes_sent() == before
+    finally:
+        e.stop()
+
+
+def test_single_file_byteranges_share_one_resource(eddy, origins, streams):
+    ng = origins[0]
+    start = len(ng.requests())
+    r = play(eddy, "/n/hls/single/index.m3u8")
+    assert r.returncode == 0, r.stderr
+    assert_all_through_eddy(ng, start)
+    before = ng.bytes_sent()
+    assert play(eddy, "/n/hls/single/index.m3u8").returncode == 0
+    assert ng.bytes_sent() == before
+    size = os.path.getsize(os.path.join(streams, "single", "index.ts"))
+    assert eddy.metrics()["eddy_cache_bytes"] <= size + 64 * 1024, "one cached resource for all sub-ranges"
+
+
+def test_prefetch_brings_the_next_segments(eddy, origins, streams):
+    ng = origins[0]
+    start = len(ng.requests())
+    assert eddy.get("/n/hls/aes/index.m3u8").status == 200
+    r = eddy.get("/n/hls/aes/seg0.ts")
+    assert r.status == 200
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and eddy.metrics()["eddy_hls_prefetches_total"] < 2:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    for n in (1, 2):
+        r = eddy.get("/n/hls/aes/seg%d.ts" % n)
+        assert r.status == 200 and r.body == open(os.path.join(streams, "aes", "seg%d.ts" % n), "rb").read()
+        assert r.h("cache-status").startswith("eddy; hit"), (n, r.h("cache-status"))
+        fetched = [u for _, _, _, u in ng.requests()[start:] if u == "/hls/aes/seg%d.ts" % n]
+        assert len(fetched) == 1, "prefetched once, then served from the cache"
+
+
+def test_live_playlist_is_never_older_than_half_its_target(eddy, origins, streams):
+    ng = origins[0]
+    d = os.path.join(ng.www, "hls", "live")
+    os.makedirs(d, exist_ok=True)
+    versions = []  # (time written, media sequence)
+
+    def write(seq):
+        # nginx's ETag is mtime (in seconds) and size: a comment of growing length keeps two
+        # versions written within one second apart.
+        lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:%d" % seq, "#" + "v" * seq]
+        for i in range(seq, seq + 3):
+            lines += ["#EXTINF:2.0,", "seg%d.ts" % (i % 5)]
+        tmp = os.path.join(d, "index.m3u8.tmp")
+        open(tmp, "w").write("\n".join(lines) + "\n")
+        os.replace(tmp, os.path.join(d, "index.m3u8"))
+        versions.append((time.monotonic(), seq))
+
+    write(0)
+    stop = threading.Event()
+
+    def advance():
+        seq = 0
+        while not stop.wait(0.7):
+            seq += 1
+            write(seq)
+
+    t = threading.Thread(target=advance)
+    t.start()
+    try:
+        checked = 0
+        end = time.monotonic() + 6
+        while time.monotonic() < end:
+            t_req = time.monotonic()
+            r = eddy.get("/n/hls/live/index.m3u8")
+            assert r.status == 200
+            seq = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", r.body.decode()).group(1))
+            # The version served must still have been current at t_req - target/2 (1 s).
+            replaced = [w for w, s in versions if s == seq + 1]
+            if replaced:
+                assert replaced[0] >= t_req - 1.0 - 0.15, ("served a playlist older than half the target duration",
+                                                           seq, r.h("cache-status"), [(round(w - t_req, 2), q) for w, q in versions[-4:]])
+            checked += 1
+            time.sleep(0.2)
+        assert checked >= 15
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_ll_hls_blocking_reload_passes_through(eddy, origins, streams):
+    r = eddy.get("/n/hls/aes/index.m3u8?_HLS_msn=3")
+    assert r.status == 200 and "fwd=bypass" in r.h("cache-status")
+    assert "\n/n/hls/aes/seg0.ts\n" in r.body.decode(), "still rewritten"
+
+
+def test_corpus_playlists_keep_every_non_uri_byte(eddy, origins):
+    _, fo, _ = origins
+    d = os.path.join(fo.www, "corpus")
+    os.makedirs(d, exist_ok=True)
+    names = sorted(n for n in os.listdir(CORPUS) if n.endswith(".m3u8"))
+    assert len(names) > 30
+    attr = re.compile(r'(?:^|,)(URI|SERVER-URI|X-ASSET-URI|X-ASSET-LIST)="([^"]*)"')
+    origin_base = "http://127.0.0.1:%d/corpus/" % fo.port
+    for n in names:
+        shutil.copy(os.path.join(CORPUS, n), os.path.join(d, n))
+        original = open(os.path.join(CORPUS, n), "rb").read()
+        r = eddy.get("/f/corpus/" + n)
+        assert r.status == 200, n
+        got = r.body
+        a_lines, b_lines = original.decode().splitlines(keepends=True), got.decode().splitlines(keepends=True)
+        assert len(a_lines) == len(b_lines), n
+        for a, b in zip(a_lines, b_lines):
+            a_uris = [a.strip()] if a.strip() and not a.startswith("#") else [m.group(2) for m in attr.finditer(a)] if a.startswith("#EXT-X-") else []
+            b_uris = [b.strip()] if b.strip() and not b.startswith("#") else [m.group(2) for m in attr.finditer(b)] if b.startswith("#EXT-X-") else []
+            assert len(a_uris) == len(b_uris), (n, a, b)
+            restored = b
+            for ua, ub in zip(a_uris, b_uris):
+                if ub != ua:
+                    assert ub.startswith("/f/"), (n, ub)
+                    # The rewritten URI, routed by eddy, names what the original named.
+                    assert "http://127.0.0.1:%d%s" % (fo.port, ub[2:]) == urljoin(origin_base + n, ua).split("#")[0], (n, ua, ub)
+                restored = restored.replace(ub, ua, 1)
+            assert restored == a, (n, a, b)

@@ -4,8 +4,16 @@ import Foundation
 import XCTest
 
 final class HLSPlaylistTests: XCTestCase {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/corpus/hls-playlists").standardized
+    /// The shared corpus: $EDDY_HLS_CORPUS, or shared/corpus/hls-playlists beside the checkout
+    /// (where the workplace and CI put it), or inside it.
+    static let corpus: URL = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        var candidates = [root.appendingPathComponent("../shared/corpus/hls-playlists").standardized,
+                          root.appendingPathComponent("shared/corpus/hls-playlists"),
+                          URL(fileURLWithPath: "/work/shared/corpus/hls-playlists")]
+        if let env = ProcessInfo.processInfo.environment["EDDY_HLS_CORPUS"] { candidates.insert(URL(fileURLWithPath: env), at: 0) }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates[0]
+    }()
 
     func corpusFiles() throws -> [URL] {
         let files = try FileManager.default.contentsOfDirectory(at: Self.corpus, includingPropertiesForKeys: nil)

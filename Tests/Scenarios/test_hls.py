@@ -5,7 +5,10 @@ from urllib.parse import urljoin
 import pytest
 from conftest import MiB, ROOT, Eddy, request, sha
 
-CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "hls-playlists")
+# The shared corpus: $EDDY_HLS_CORPUS, or shared/ beside the checkout (where the workplace and CI put it).
+CORPUS = next((p for p in [os.environ.get("EDDY_HLS_CORPUS", ""), os.path.join(ROOT, "..", "shared", "corpus", "hls-playlists"),
+                           os.path.join(ROOT, "shared", "corpus", "hls-playlists"), "/work/shared/corpus/hls-playlists"]
+               if p and os.path.isdir(p)), os.path.join(ROOT, "..", "shared", "corpus", "hls-playlists"))
 
 
 def ff(*args, timeout=120):

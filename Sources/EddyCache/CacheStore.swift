@@ -73,7 +73,10 @@ public final class CacheStore {
         // Orphaned data files (a version replaced or evicted just before a crash) are removed in the
         // background; start-up does not wait for a directory walk.
         let dir = directory, idx = index, log = logger, startupMaxID = t.maxID
-        index.queue.async { CacheStore.removeOrphans(directory: dir, index: idx, startupMaxID: startupMaxID, logger: log) }
+        // Delayed so that walking the data directory does not compete with start-up itself.
+        index.queue.asyncAfter(deadline: .now() + 10) {
+            CacheStore.removeOrphans(directory: dir, index: idx, startupMaxID: startupMaxID, logger: log)
+        }
     }
 
     /// The resource stored under `key`, from memory or the index.

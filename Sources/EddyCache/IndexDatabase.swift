@@ -42,6 +42,22 @@ final class IndexDatabase {
               last_access INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);
             CREATE INDEX IF NOT EXISTS resources_lru ON resources(pinned, last_access);
             """)
+        // Totals kept by triggers in the same transactions as the rows, so start-up reads one row
+        // instead of summing every resource (100,000 rows: ~20 ms).
+        try writer.exec("""
+            CREATE TABLE IF NOT EXISTS totals(id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL, count INTEGER NOT NULL);
+            CREATE TRIGGER IF NOT EXISTS totals_insert AFTER INSERT ON resources BEGIN
+              UPDATE totals SET bytes = bytes + new.bytes, count = count + 1 WHERE id = 1; END;
+            CREATE TRIGGER IF NOT EXISTS totals_update AFTER UPDATE OF bytes ON resources BEGIN
+              UPDATE totals SET bytes = bytes - old.bytes + new.bytes WHERE id = 1; END;
+            CREATE TRIGGER IF NOT EXISTS totals_delete AFTER DELETE ON resources BEGIN
+              UPDATE totals SET bytes = bytes - old.bytes, count = count - 1 WHERE id = 1; END;
+            """)
+        let hasTotals = try writer.prepare("SELECT COUNT(*) FROM totals")
+        _ = try hasTotals.step()
+        if hasTotals.int(0) == 0 { // first start of this index: sum once
+            try writer.exec("INSERT INTO totals SELECT 1, COALESCE(SUM(bytes), 0), COUNT(*) FROM resources")
+        }
         // ":memory:" (the store of last resort) is private to one connection, so it reads through the writer.
         reader = path == ":memory:" ? writer : try SQLiteConnection(path: path)
         lookupStatement = try reader.prepare("""
@@ -76,7 +92,7 @@ final class IndexDatabase {
 
     /// Loop thread, at start: total confirmed bytes and the highest id.
     func totals() throws -> (bytes: Int, maxID: Int, count: Int) {
-        let s = try reader.prepare("SELECT COALESCE(SUM(bytes),0), COALESCE(MAX(id),0), COUNT(*) FROM resources")
+        let s = try reader.prepare("SELECT t.bytes, COALESCE((SELECT MAX(id) FROM resources), 0), t.count FROM totals t WHERE t.id = 1")
         _ = try s.step()
         return (s.int(0), s.int(1), s.int(2))
     }

@@ -11,6 +11,10 @@ public enum Preconditions {
 
     /// Evaluates the preconditions of a GET/HEAD.
     public static func evaluate(headers h: HTTPHeaders, etag: String?, lastModified: String?) -> Outcome {
+        // Most requests carry no precondition: parse the validators only when one is present
+        // (this is on every cache hit; measured at ~7 % of a small hit's CPU when done eagerly).
+        guard h["If-Match"] != nil || h["If-Unmodified-Since"] != nil || h["If-None-Match"] != nil
+                || h["If-Modified-Since"] != nil else { return .proceed }
         let current = etag.flatMap(EntityTag.parse)
         let lm = lastModified.flatMap(HTTPDate.parse)
         if let im = h["If-Match"] {

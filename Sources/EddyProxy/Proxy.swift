@@ -245,6 +245,14 @@ public final class Proxy {
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
     func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        let fills = ResourceFills.of(r)
+        if let c = fills.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }
+        let answer = checkPlaylist(r, url: url)
+        fills.playlistCheck = (r.version, r.isComplete, answer)
+        return answer
+    }
+
+    private func checkPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
         if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
         let ct = r.meta.contentType?.lowercased() ?? ""
         guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
@@ -313,9 +321,15 @@ public final class Proxy {
 
     /// Seconds of freshness left (negative when stale).
     func ttl(_ r: CachedResource, now: Int) -> Int {
+        // The lifetime depends only on the stored headers: computed once per version and refresh.
+        let fills = ResourceFills.of(r)
+        if let c = fills.lifetime, c.version == r.version, c.storedAt == r.meta.storedAt {
+            return c.seconds - (now - r.meta.storedAt)
+        }
         let h = r.meta.headers
         let f = Freshness.compute(cacheControl: CacheControl.parse(h.combined("Cache-Control")), expires: h["Expires"],
                                   date: h["Date"], defaultLifetime: config.defaultTTL)
+        fills.lifetime = (r.version, r.meta.storedAt, f.lifetime)
         return f.lifetime - (now - r.meta.storedAt)
     }
 

@@ -15,6 +15,10 @@ final class ResourceFills {
     /// Set when the origin answered a Range request with 200: asking again is pointless, so
     /// responses wait for the whole-body fill instead.
     var originIgnoresRange = false
+    /// Freshness lifetime for (version, storedAt), cached: parsing dates on every hit is measurable.
+    var lifetime: (version: Int, storedAt: Int, seconds: Int)?
+    /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.
+    var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
     /// The playlist kind, once this resource has been read as an HLS playlist.
     var hlsKind: PlaylistKind?
     /// When eddy last got this playlist from the origin (monotonic seconds), for live freshness.

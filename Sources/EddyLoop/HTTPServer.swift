@@ -62,6 +62,9 @@ public final class HTTPServer {
                 // algorithm it would wait for the client's delayed ACK, 40 ms per response.
                 var one: Int32 = 1
                 setsockopt(bufferevent_getfd(bev), Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                // libevent writes at most 16 KiB per writev by default, so a 16 KiB object and its
+                // head took two system calls (seen with strace); allow whole small responses at once.
+                bufferevent_set_max_single_write(bev, 256 << 10)
             }
             evhttp_connection_set_closecb(conn, { conn, arg in
                 guard let conn, let arg else { return }

@@ -235,7 +235,7 @@ final class CacheExchange {
             finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
             return
         }
-        if m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
+        if !r.isComplete && m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
             // Bytes of responses without a validator can not be proven to belong together
             // (RFC 9111 section 3.4), so what is missing is not fetched into this copy: the
             // request goes to the origin whole, uncached.

@@ -75,7 +75,7 @@ public final class Proxy {
             "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)",
         ])
         loop.run()
-        store.flush(wait: true)
+        store.shutdown()
         logger.info("eddy stopped")
     }
 

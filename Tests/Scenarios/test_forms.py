@@ -1,5 +1,5 @@
 """URL forms, the host policy, and bad input."""
-import socket
+import socket, time
 from conftest import Eddy, request
 
 
@@ -81,8 +81,40 @@ def test_huge_headers_are_refused(eddy):
 
 
 def test_via_on_requests_and_responses(eddy, origins):
-    r = eddy.get("/n/small.bin")
+    ng = origins[0]
+    start = len(ng.requests())
+    r = eddy.get("/n/small.bin?via")
     assert "1.1 eddy" in r.h("via")
+    seen = [via for _, _, via, uri in ng.requests()[start:] if uri == "/small.bin?via"]
+    assert seen == ["1.1 eddy"], seen
+
+
+def test_sigterm_lets_a_response_in_flight_finish(eddy, origins):
+    import threading, signal
+    _, fo, data = origins
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", eddy.get("/f/medium.bin?rate=8000000", timeout=30)))
+    t.start()
+    time.sleep(0.8)
+    eddy.proc.send_signal(signal.SIGTERM)
+    t.join(30)
+    assert eddy.proc.wait(30) == 0
+    assert out["r"].status == 200 and out["r"].body == data["medium.bin"], "drained, not cut"
+
+
+def test_idle_connection_is_closed_after_the_timeout(origins, tmp_path):
+    ng, fo, _ = origins
+    cfg = tmp_path / "eddy.yaml"
+    cfg.write_text("idle_timeout: 1\n")
+    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(cfg)])
+    try:
+        s = socket.create_connection(("127.0.0.1", e.port), timeout=5)
+        t0 = time.monotonic()
+        assert s.recv(10) == b"", "closed by eddy"
+        assert time.monotonic() - t0 < 4
+        s.close()
+    finally:
+        e.stop()
 
 
 def test_access_log_line(eddy, origins):

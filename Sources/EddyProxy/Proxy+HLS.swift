@@ -1,0 +1,85 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Glibc
+
+/// HLS: recognising playlists, rewriting them for the client's URL form, and prefetching segments.
+extension Proxy {
+    /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
+    /// generic types, by a body starting with #EXTM3U.
+    func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        let fills = ResourceFills.of(r)
+        if let c = fills.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }
+        let answer = checkPlaylist(r, url: url)
+        fills.playlistCheck = (r.version, r.isComplete, answer)
+        return answer
+    }
+
+    private func checkPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
+        let ct = r.meta.contentType?.lowercased() ?? ""
+        guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
+              (r.meta.length ?? 0) <= Proxy.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
+        var head = [UInt8](repeating: 0, count: 10)
+        let n = head.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, 10, 0) }
+        return n >= 7 && HLSPlaylist.looksLikePlaylist(Array(head[..<n]))
+    }
+
+    /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
+    func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
+        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes else { return nil }
+        var buf = [UInt8](repeating: 0, count: len)
+        let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, len, 0) }
+        guard n == len else { return nil }
+        return Proxy.playlist(from: buf)
+    }
+
+    /// A playlist from bytes already identified as one (by type, path or sniffing); nil when they
+    /// are not UTF-8 text, in which case they are served as they are. A missing #EXTM3U line is
+    /// tolerated: players differ, and rewriting never changes other lines.
+    static func playlist(from bytes: [UInt8]) -> HLSPlaylist? {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        return HLSPlaylist(text)
+    }
+
+    /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`,
+    /// and learns its segments and keys. URIs eddy may not fetch, and non-HTTP ones, stay as written.
+    func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm) -> HLSPlaylist {
+        var p = playlist
+        if case .multivariant = p.kind {} else { hls.learn(p, base: url, depth: config.prefetchSegments) }
+        p.rewriteURIs { uri in
+            guard let target = URIReference.resolve(uri, against: url) else { return nil }
+            return self.resolver.eddyTarget(for: target, form: form)
+        }
+        return p
+    }
+
+    /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
+    /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
+    func prefetch(after key: String, checkAddress: Bool) {
+        guard config.prefetchSegments > 0, store.isAvailable else { return }
+        let now = loop.wallClock()
+        for next in hls.segments(after: key) {
+            let k = next.description
+            if discovering[k] != nil { continue }
+            if let r = store.lookup(k, now: now) {
+                let fills = ResourceFills.of(r)
+                guard !r.isComplete, fills.fills.isEmpty, r.meta.ifRangeValidator != nil,
+                      let gap = r.meta.length.flatMap({ r.confirmed.gaps(in: 0..<$0).first }) else { continue }
+                let b = CacheStore.blockSize
+                let fill = startFill(key: k, url: next, kind: .range, resource: r, asked: .span(first: gap.lowerBound / b * b, last: nil),
+                                     checkAddress: checkAddress, userAgent: nil)
+                fill.isPrefetch = true
+                fills.fills.append(fill)
+                fill.begin()
+            } else {
+                let fill = startFill(key: k, url: next, kind: .discovery, resource: nil, asked: nil, checkAddress: checkAddress, userAgent: nil)
+                fill.isPrefetch = true
+                discovering[k] = fill
+                fill.begin()
+            }
+            metrics.prefetches += 1
+        }
+    }
+}

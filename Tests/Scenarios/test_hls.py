@@ -263,3 +263,20 @@ def test_mpv_plays_the_multivariant_stream_through_eddy(eddy, origins, streams):
     assert_all_through_eddy(ng, start)
     seen = eddy_requests(eddy)
     assert any(p.endswith(".m4s") for p in seen) and "/n/hls/fmp4/master.m3u8" in seen
+
+
+def test_hostile_playlists_are_served_safely(eddy, origins):
+    _, fo, _ = origins
+    junk = bytes(range(256)) * 64
+    open(os.path.join(fo.www, "junk.m3u8"), "wb").write(junk)
+    r = eddy.get("/f/junk.m3u8")
+    assert r.status == 200 and r.body == junk, "not UTF-8: served as stored, unrewritten"
+    weird = ("#EXTM3U\n#EXT-X-KEY:URI=\"unterminated\n#EXT-X-MAP:URI=\"\"\n" + "a" * 100000 + "\n"
+             "#EXT-X-MEDIA:URI=\"skd://key\",NAME=\"x,URI=y\"\ndata:text/plain,hi\n../../../../etc/passwd\n")
+    open(os.path.join(fo.www, "weird.m3u8"), "w").write(weird)
+    r = eddy.get("/f/weird.m3u8")
+    text = r.body.decode()
+    assert r.status == 200
+    assert '#EXT-X-KEY:URI="unterminated\n' in text and 'URI="skd://key"' in text and "\ndata:text/plain,hi\n" in text
+    assert "\n/f/etc/passwd\n" in text, "dot segments resolve inside the origin, never above it"
+    assert eddy.proc.poll() is None

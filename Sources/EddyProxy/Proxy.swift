@@ -262,13 +262,22 @@ public final class Proxy {
     /// Response headers for a stored resource (before range-specific fields): the replayed origin
     /// headers, validators, Age, Accept-Ranges and Via. A 206 carries the same (RFC 9110 section 15.3.7).
     func responseHeaders(for r: CachedResource, now: Int) -> HTTPHeaders {
-        var h = r.meta.headers
-        if let ct = r.meta.contentType { h.set("Content-Type", ct) }
-        if let e = r.meta.etag { h.set("ETag", e) }
-        if let lm = r.meta.lastModified { h.set("Last-Modified", lm) }
-        h.set("Accept-Ranges", "bytes")
-        h.set("Age", "\(Swift.max(0, now - r.meta.storedAt))")
-        h.set("Via", via(appendingTo: r.meta.headers.combined("Via")))
+        // Built once per (version, refresh) and reused: only Age changes between hits. The fields
+        // added here are never among the replayed ones (StoragePolicy.notReplayed), so `add` suffices.
+        let fills = ResourceFills.of(r)
+        var h: HTTPHeaders
+        if let c = fills.headerCache, c.version == r.version, c.storedAt == r.meta.storedAt {
+            h = c.headers
+        } else {
+            h = r.meta.headers
+            if let ct = r.meta.contentType { h.add("Content-Type", ct) }
+            if let e = r.meta.etag { h.add("ETag", e) }
+            if let lm = r.meta.lastModified { h.add("Last-Modified", lm) }
+            h.add("Accept-Ranges", "bytes")
+            h.add("Via", via)
+            fills.headerCache = (r.version, r.meta.storedAt, h)
+        }
+        h.add("Age", "\(Swift.max(0, now - r.meta.storedAt))")
         return h
     }
 

@@ -1,4 +1,5 @@
 import EddyCache
+import EddyCore
 import EddyHLS
 
 /// The proxy's live state for one cached resource, attached to `CachedResource.attachment`:
@@ -17,6 +18,8 @@ final class ResourceFills {
     var originIgnoresRange = false
     /// Freshness lifetime for (version, storedAt), cached: parsing dates on every hit is measurable.
     var lifetime: (version: Int, storedAt: Int, seconds: Int)?
+    /// Response headers for (version, storedAt), without Age.
+    var headerCache: (version: Int, storedAt: Int, headers: HTTPHeaders)?
     /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.
     var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
     /// The playlist kind, once this resource has been read as an HLS playlist.

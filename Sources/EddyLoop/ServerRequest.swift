@@ -165,6 +165,15 @@ public final class ServerRequest {
         withUnsafeBytes(of: &last) { chunk(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Relays bytes from a source that can be paused (an upstream transfer): queues them unless more
+    /// than `highWater` bytes wait already. false means "not taken"; the source must pause and offer
+    /// the same bytes again after `onDrained` (curl redelivers paused data, so nothing is written twice).
+    public func relay(_ bytes: UnsafeRawBufferPointer, highWater: Int) -> Bool {
+        if queuedBytes > highWater { return false }
+        write(bytes)
+        return true
+    }
+
     /// Queues bytes (copied) and arms `onDrained`.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty, !isGone, !isFinished else { return }

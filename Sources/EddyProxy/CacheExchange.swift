@@ -507,11 +507,8 @@ final class CacheExchange {
         }
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
-            // Pausing means "not taken": curl delivers the same bytes again on resume, so decide
-            // before writing anything.
-            if self.request.queuedBytes > CacheExchange.highWater { self.directPaused = true; return .pause }
+            guard self.request.relay(bytes, highWater: CacheExchange.highWater) else { self.directPaused = true; return .pause }
             self.proxy.metrics.bytesFromOrigin += bytes.count
-            self.request.write(bytes)
             self.pos += bytes.count
             self.bytesServed += bytes.count
             return .accept

@@ -74,11 +74,9 @@ final class DirectExchange {
                 self.playlistBody!.append(contentsOf: bytes)
                 return .accept
             }
-            // Pausing means "not taken": curl delivers the same bytes again on resume.
-            if self.request.queuedBytes > DirectExchange.highWater { self.paused = true; return .pause }
+            guard self.request.relay(bytes, highWater: DirectExchange.highWater) else { self.paused = true; return .pause }
             self.fromOrigin += bytes.count
             self.proxy.metrics.bytesFromOrigin += bytes.count
-            self.request.write(bytes)
             return .accept
         }
         t.onComplete = { error in self.completed(error) }

@@ -70,6 +70,14 @@ def play(eddy, path, timeout=120):
                            "-map", "0", "-c", "copy", "-f", "null", "-"], capture_output=True, text=True, timeout=timeout)
 
 
+def play_through_eddy(eddy, ng, path):
+    """Plays `path` with ffmpeg through eddy; asserts success and that every origin request came from eddy."""
+    start = len(ng.requests())
+    r = play(eddy, path)
+    assert r.returncode == 0, r.stderr
+    assert_all_through_eddy(ng, start)
+
+
 def eddy_requests(eddy):
     return [l.split('"')[1].split()[1] for l in open(eddy.logpath) if l.count('"') >= 2]
 
@@ -113,10 +121,7 @@ def test_master_playlist_uris_are_rewritten_in_the_request_form(eddy, origins, s
 
 def test_aes128_ts_keys_proxied_not_cached(eddy, origins, streams):
     ng = origins[0]
-    start = len(ng.requests())
-    r = play(eddy, "/n/hls/aes/index.m3u8")
-    assert r.returncode == 0, r.stderr
-    assert_all_through_eddy(ng, start)
+    play_through_eddy(eddy, ng, "/n/hls/aes/index.m3u8")
     mid = len(ng.requests())
     r = play(eddy, "/n/hls/aes/index.m3u8")
     assert r.returncode == 0, r.stderr
@@ -140,10 +145,7 @@ def test_aes128_keys_cached_with_cache_keys(origins, streams, tmp_path):
 
 def test_single_file_byteranges_share_one_resource(eddy, origins, streams):
     ng = origins[0]
-    start = len(ng.requests())
-    r = play(eddy, "/n/hls/single/index.m3u8")
-    assert r.returncode == 0, r.stderr
-    assert_all_through_eddy(ng, start)
+    play_through_eddy(eddy, ng, "/n/hls/single/index.m3u8")
     before = ng.bytes_sent()
     assert play(eddy, "/n/hls/single/index.m3u8").returncode == 0
     assert ng.bytes_sent() == before

@@ -24,10 +24,23 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
     public init(forward: Forward? = nil) { self.forward = forward }
 
     public var description: String {
+        // Appends into one reserved buffer (no interpolation): this is built for every response.
         var s = "eddy"
-        if let forward { s += "; fwd=\(forward.rawValue)" } else { s += "; hit" }
-        if let forwardStatus { s += "; fwd-status=\(forwardStatus)" }
-        if let ttl { s += "; ttl=\(ttl)" }
+        s.reserveCapacity(48)
+        if let forward {
+            s += "; fwd="
+            s += forward.rawValue
+        } else {
+            s += "; hit"
+        }
+        if let forwardStatus {
+            s += "; fwd-status="
+            s += String(forwardStatus)
+        }
+        if let ttl {
+            s += "; ttl="
+            s += String(ttl)
+        }
         if stored { s += "; stored" }
         if let detail { s += "; detail=" + CacheStatus.sfString(detail) }
         return s

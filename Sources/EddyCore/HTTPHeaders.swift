@@ -4,6 +4,8 @@ public struct HTTPHeaders: Equatable, Sendable, Sequence {
     public private(set) var fields: [(name: String, value: String)] = []
 
     public init() {}
+    /// An empty list with room for `capacity` fields (no regrowth while they are added).
+    public init(capacity: Int) { fields.reserveCapacity(capacity) }
     public init(_ fields: [(String, String)]) { for (n, v) in fields { add(n, v) } }
 
     public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
@@ -12,6 +14,13 @@ public struct HTTPHeaders: Equatable, Sendable, Sequence {
 
     /// Appends a field.
     public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// These fields followed by `other`'s.
+    public func appending(_ other: HTTPHeaders) -> HTTPHeaders {
+        var h = self
+        h.fields.append(contentsOf: other.fields)
+        return h
+    }
 
     /// Replaces all fields of `name` with one.
     public mutating func set(_ name: String, _ value: String) {

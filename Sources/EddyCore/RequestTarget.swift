@@ -38,8 +38,19 @@ public struct TargetResolver: Sendable {
             if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return resolveAbsolute(target[...], form: .forward) }
             return .refused(status: 400, reason: "request-target is neither a path nor an http(s) URL")
         }
-        for route in routes where target.hasPrefix(route.prefix) || target + "/" == route.prefix {
-            let rest = target.count >= route.prefix.count ? String(target.dropFirst(route.prefix.count - 1)) : "/"
+        // Byte counts, not Character counts: this runs on every request, and prefixes and valid
+        // targets are ASCII (checked below).
+        let targetBytes = target.utf8.count
+        for route in routes {
+            let prefixBytes = route.prefix.utf8.count
+            let rest: String
+            if targetBytes >= prefixBytes && target.hasPrefix(route.prefix) {
+                rest = prefixBytes == 1 ? target : String(Substring(target.utf8.dropFirst(prefixBytes - 1)))
+            } else if targetBytes + 1 == prefixBytes && route.prefix.hasPrefix(target) {
+                rest = "/" // `/cdn1` names the route `/cdn1/`
+            } else {
+                continue
+            }
             guard rest.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return .refused(status: 400, reason: "invalid characters in path") }
             return .upstream(url: route.base.appending(pathAndQuery: rest), form: .mapped, checkAddress: false)
         }

@@ -12,25 +12,42 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
     /// Path and query as received, starting with `/`.
     public let pathAndQuery: String
 
+    /// `host` or `host:port`, bracketing IPv6, omitting the default port: the Host header value.
+    public let authority: String
+    /// The normalized absolute URL (RFC 9110 section 4.2.3: scheme and host lowercase, default port
+    /// removed, empty path as `/`). It is also the cache key. Built once: every request reads it
+    /// (key, lookups, logs), and rebuilding it per use showed in the hit path's profile.
+    public let description: String
+
     public init(scheme: String, host: String, port: Int, pathAndQuery: String) {
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
+        let defaultPort = scheme == "https" ? 443 : 80
+        self.init(scheme: scheme, host: host, port: port, authority: port == defaultPort ? bracketed : bracketed + ":" + String(port),
+                  pathAndQuery: pathAndQuery)
+    }
+
+    private init(scheme: String, host: String, port: Int, authority: String, pathAndQuery: String) {
         self.scheme = scheme
         self.host = host
         self.port = port
         self.pathAndQuery = pathAndQuery
+        self.authority = authority
+        // One allocation: chained `+` would build each intermediate string.
+        var d = ""
+        d.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + pathAndQuery.utf8.count)
+        d += scheme
+        d += "://"
+        d += authority
+        d += pathAndQuery
+        description = d
     }
 
     /// The scheme's default port.
     public var defaultPort: Int { scheme == "https" ? 443 : 80 }
 
-    /// `host` or `host:port`, bracketing IPv6, omitting the default port: the Host header value.
-    public var authority: String {
-        let h = host.contains(":") ? "[\(host)]" : host
-        return port == defaultPort ? h : "\(h):\(port)"
-    }
-
-    /// The normalized absolute URL (RFC 9110 section 4.2.3: scheme and host lowercase, default port
-    /// removed, empty path as `/`). It is also the cache key.
-    public var description: String { "\(scheme)://\(authority)\(pathAndQuery)" }
+    // The description determines every other field, so it alone is compared and hashed.
+    public static func == (a: UpstreamURL, b: UpstreamURL) -> Bool { a.description == b.description }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// Parses `http://host[:port][/path][?query]`; userinfo is rejected (it would be a credential in a
     /// cache key, and RFC 9110 section 4.2.4 deprecates it). The fragment is dropped.
@@ -77,8 +94,14 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
 
     /// Joins an origin base (`https://cdn.example.com/base`) with a request path (`/movies/a.mp4`).
     public func appending(pathAndQuery suffix: String) -> UpstreamURL {
-        var base = pathAndQuery
-        if base.hasSuffix("/") { base.removeLast() }
-        return UpstreamURL(scheme: scheme, host: host, port: port, pathAndQuery: base + suffix)
+        // Mapped requests land here once each: reuse the base's authority rather than rebuild it.
+        let path: String
+        if pathAndQuery == "/" {
+            path = suffix // the common base: no copy
+        } else {
+            let trimmed = pathAndQuery.utf8.last == UInt8(ascii: "/") ? pathAndQuery.dropLast() : pathAndQuery[...]
+            path = trimmed + suffix
+        }
+        return UpstreamURL(scheme: scheme, host: host, port: port, authority: authority, pathAndQuery: path)
     }
 }

@@ -132,7 +132,9 @@ public struct HLSPlaylist: Sendable {
     /// True for LL-HLS delivery directives (RFC 8216bis section 6.2.5): blocking reloads and delta
     /// updates, which must reach the origin every time.
     public static func hasDeliveryDirectives(_ pathAndQuery: String) -> Bool {
-        guard let q = pathAndQuery.firstIndex(of: "?") else { return false }
+        // A byte scan first: this runs on every request, and almost none carry a query.
+        guard let qb = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        let q = String.Index(qb, within: pathAndQuery) ?? pathAndQuery.startIndex
         return pathAndQuery[q...].split(whereSeparator: { $0 == "?" || $0 == "&" }).contains {
             $0.hasPrefix("_HLS_msn=") || $0.hasPrefix("_HLS_part=") || $0.hasPrefix("_HLS_skip=")
         }

@@ -14,12 +14,25 @@ public final class AccessLog {
         case "-": file = stderr
         case let p?:
             guard let f = fopen(p, "a") else { throw HTTPLogError(description: "cannot open access log \(p)") }
-            setvbuf(f, nil, _IOLBF, 0)
+            // Fully buffered and flushed by the proxy's 0.5 s timer and at exit: line buffering
+            // cost a write(2) per request, which showed up in the small-hit profile.
+            setvbuf(f, nil, _IOFBF, 64 << 10)
             file = f
         }
     }
 
     public struct HTTPLogError: Error, CustomStringConvertible { public let description: String }
+
+    /// False when logging is off: callers skip gathering the fields.
+    public var isEnabled: Bool { file != nil }
+
+    /// Hands buffered lines to the kernel.
+    public func flush() {
+        if let file { fflush(file) }
+    }
+
+    /// The CLF date of the last second logged: formatted once per second, not per line.
+    private var lastDate: (second: Int, text: String) = (-1, "")
 
     /// Writes one line.
     public func record(peer: String, method: String, uri: String, version: String, status: Int, bytes: Int,
@@ -30,7 +43,8 @@ public final class AccessLog {
             guard let s, !s.isEmpty else { return "\"-\"" }
             return "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"") + "\""
         }
-        let line = "\(peer) - - [\(AccessLog.clfDate(now))] \(q("\(method) \(uri) \(version)")) \(status) \(bytes) \(q(referer)) \(q(userAgent)) \(cacheStatus) \(fromCache) \(fromOrigin) \(String(format1: durationMs))\n"
+        if lastDate.second != now { lastDate = (now, AccessLog.clfDate(now)) }
+        let line = "\(peer) - - [\(lastDate.text)] \(q("\(method) \(uri) \(version)")) \(status) \(bytes) \(q(referer)) \(q(userAgent)) \(cacheStatus) \(fromCache) \(fromOrigin) \(String(format1: durationMs))\n"
         fputs(line, file)
     }
 

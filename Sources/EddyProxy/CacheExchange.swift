@@ -32,6 +32,8 @@ final class CacheExchange {
     private var lastFillPos = -1
     private var retryTimer: LoopTimer?
     private var countedCoalesce = false
+    /// Set when the whole body was on disk when the response started.
+    private var allFromCache = false
     /// Serving an HLS playlist: the whole body is needed before it can be rewritten and sent.
     private var playlistMode = false
     private var servePlaylistRaw = false
@@ -59,7 +61,6 @@ final class CacheExchange {
     // MARK: - resolving
 
     func begin() {
-        request.onClose = { [weak self] in self?.clientGone() }
         proxy.prefetch(after: key, checkAddress: checkAddress)
         let now = proxy.loop.wallClock()
         if let r = proxy.store.lookup(key, now: now) {
@@ -175,13 +176,16 @@ final class CacheExchange {
     private func respond(_ r: CachedResource) {
         let m = r.meta
         version = r.version
-        var headers = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
+        // The stored fields are shared by every hit on this version; `extra` holds this response's own.
+        let stored = proxy.responseHeaders(for: r)
+        var extra = HTTPHeaders(capacity: 4)
+        extra.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
         switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
-            finishWhole(status: 304, headers: headers.withoutBodyFields())
+            finishWhole(status: 304, headers: stored.headers.appending(extra).withoutBodyFields())
             return
         case .preconditionFailed:
-            finishWhole(status: 412, headers: headers.withoutBodyFields())
+            finishWhole(status: 412, headers: stored.headers.appending(extra).withoutBodyFields())
             return
         case .proceed: break
         }
@@ -198,19 +202,20 @@ final class CacheExchange {
             // a server ignore Range).
             chunked = true
             pieces = [.resource(0..<Int.max)]
-            startStreaming(status: 200, headers: headers)
+            startStreaming(status: 200, headers: stored, extra: extra)
             return
         }
         var status = 200
+        var multipart: HeaderBlock?
         switch RangePlan.make(header, length: length) {
         case .full:
             pieces = [.resource(0..<length)]
-            headers.set("Content-Length", "\(length)")
+            extra.add("Content-Length", String(length)) // never among the stored fields (StoragePolicy)
         case let .single(span):
             status = 206
             pieces = [.resource(span.range)]
-            headers.set("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
-            headers.set("Content-Length", "\(span.count)")
+            extra.add("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
+            extra.add("Content-Length", String(span.count))
         case let .multipart(spans):
             status = 206
             let boundary = "eddy-\(r.id)-\(version)-\(length)"
@@ -225,10 +230,13 @@ final class CacheExchange {
             let closing = Array("\r\n--\(boundary)--\r\n".utf8)
             pieces.append(.bytes(closing))
             total += closing.count
+            var headers = stored.headers.appending(extra)
             headers.set("Content-Type", "multipart/byteranges; boundary=\(boundary)")
             headers.set("Content-Length", "\(total)")
+            multipart = HeaderBlock(headers)
+            extra = HTTPHeaders()
         case .unsatisfiable:
-            headers = headers.withoutBodyFields()
+            var headers = stored.headers.appending(extra).withoutBodyFields()
             headers.set("Content-Range", "bytes */\(length)")
             pieces = []
             cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil
@@ -243,7 +251,7 @@ final class CacheExchange {
             passThrough(transfer: nil, head: nil, refusal: "no validator")
             return
         }
-        startStreaming(status: status, headers: headers)
+        startStreaming(status: status, headers: multipart ?? stored, extra: extra)
     }
 
     /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
@@ -267,21 +275,42 @@ final class CacheExchange {
         return !chunked
     }
 
-    private func startStreaming(status: Int, headers: HTTPHeaders) {
+    private func startStreaming(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
         guard let r = resource else { return }
-        var h = headers
-        if coverage() && cacheStatus.forward != .uriMiss {
+        var extra = extra
+        let covered = coverage()
+        if covered && cacheStatus.forward != .uriMiss {
             cacheStatus.forward = nil // every byte asked for is on disk: a hit
         } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
             cacheStatus.forward = cacheStatus.forward ?? .partial
         }
         cacheStatus.stored = cacheStatus.forward != nil
         cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock())
-        h.set("Cache-Status", cacheStatus.description)
+        extra.add("Cache-Status", cacheStatus.description)
+        if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
+            // A small body wholly on disk goes out in one reply: no streaming state at all, and
+            // from memory when the resource is small enough to be held there.
+            let fills = ResourceFills.of(r)
+            var sent = false
+            if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills) {
+                request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
+                proxy.metrics.memoryHits += 1
+                sent = true
+            } else {
+                sent = request.sendFile(status: status, headers: headers, extra: extra, fd: r.fd, offset: range.lowerBound, length: range.count)
+            }
+            if sent {
+                bytesServed = range.count
+                allFromCache = true
+                complete()
+                return
+            }
+        }
         bytesAtStart = r.confirmed
         streaming = true
         ResourceFills.of(r).readers[ObjectIdentifier(self)] = self
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }
+        request.onClose = { [weak self] in self?.clientGone() }
         request.onDrained = { [weak self] in
             guard let self else { return }
             if self.directPaused {
@@ -292,11 +321,11 @@ final class CacheExchange {
             }
         }
         if isHead {
-            request.send(status: status, headers: h)
+            request.send(status: status, headers: headers, extra: extra)
             complete()
             return
         }
-        request.start(status: status, headers: h)
+        request.start(status: status, headers: headers, extra: extra)
         pump()
     }
 
@@ -464,7 +493,8 @@ final class CacheExchange {
         let fills = ResourceFills.of(r)
         fills.hlsKind = playlist.kind
         let body = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
-        var h = proxy.responseHeaders(for: r, now: proxy.loop.wallClock())
+        var h = proxy.responseHeaders(for: r).headers
+        h.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
         // The body is eddy's transformation of the origin's: the origin's validator does not name it.
         h.remove("ETag")
         h.set("Accept-Ranges", "none")
@@ -563,7 +593,7 @@ final class CacheExchange {
         if request.headSent && !request.isFinished { request.end() }
         request.onDrained = nil
         request.onClose = nil
-        let fromCache = bytesAtStart.isEmpty ? 0 : servedFromCache()
+        let fromCache = allFromCache ? bytesServed : bytesAtStart.isEmpty ? 0 : servedFromCache()
         proxy.exchangeFinished(request: request, cacheStatus: cacheStatus, fromCache: fromCache,
                                fromOrigin: Swift.max(0, bytesServed - fromCache), startedAt: startedAt)
         releaseResource()

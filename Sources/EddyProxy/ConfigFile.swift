@@ -19,6 +19,7 @@ public enum ConfigFile {
             case "listen": (c.listenHost, c.listenPort) = try parseListen(string(value, key))
             case "cache_dir": c.cacheDir = try string(value, key)
             case "max_size": c.maxSize = try size(value, key)
+            case "memory_cache": c.memoryCache = try size(value, key)
             case "origin": c.routes.append(try route(prefix: "/", url: string(value, key)))
             case "origins":
                 guard let list = value as? [[String: Any]] else { throw ConfigError(description: "origins: expected a list of {prefix, url}") }

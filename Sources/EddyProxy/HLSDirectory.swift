@@ -30,6 +30,9 @@ final class HLSDirectory {
         if keyURLs.count > capacity { keyURLs.removeAll() }
     }
 
+    /// False until a media playlist has been learned: requests skip the lookup.
+    var hasSegments: Bool { !following.isEmpty }
+
     /// The segments to prefetch after a request for `key`.
     func segments(after key: String) -> [UpstreamURL] { following[key] ?? [] }
 }

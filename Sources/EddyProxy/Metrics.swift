@@ -15,6 +15,7 @@ public final class Metrics {
     public var prefetches = 0
     public var bytesFromCache = 0
     public var bytesFromOrigin = 0
+    public var memoryHits = 0
 
     public init() {}
 
@@ -36,6 +37,7 @@ public final class Metrics {
             ("eddy_hls_prefetches_total", "HLS segments fetched ahead of players", prefetches),
             ("eddy_bytes_from_cache_total", "Body bytes served from cache", bytesFromCache),
             ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
+            ("eddy_memory_hits_total", "Responses whose body was served from memory", memoryHits),
         ]
         var out = ""
         for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }

@@ -58,7 +58,7 @@ extension Proxy {
     /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
     /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
     func prefetch(after key: String, checkAddress: Bool) {
-        guard config.prefetchSegments > 0, store.isAvailable else { return }
+        guard config.prefetchSegments > 0, store.isAvailable, hls.hasSegments else { return }
         let now = loop.wallClock()
         for next in hls.segments(after: key) {
             let k = next.description

@@ -17,6 +17,7 @@ public final class Proxy {
     let metrics = Metrics()
     let resolver: TargetResolver
     let hls = HLSDirectory()
+    let memory: MemoryTier
     /// Playlists larger than this are served as they are, not rewritten.
     static let maxPlaylistBytes = 16 << 20
     private let accessLog: AccessLog
@@ -48,6 +49,7 @@ public final class Proxy {
             store = try CacheStore.unavailable(logger: logger)
         }
         curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
+        memory = MemoryTier(budget: config.memoryCache)
         resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
         accessLog = try AccessLog(path: config.accessLog)
         via = "1.1 \(config.name)"
@@ -61,7 +63,10 @@ public final class Proxy {
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }
-        flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in store.flush() }
+        flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
+            store.flush()
+            accessLog.flush()
+        }
         flushTimer.schedule(after: 0.5)
         for sig in [SIGTERM, SIGINT] {
             signals.append(SignalWatcher(loop: loop, signal: sig) { [unowned self] in drain() })
@@ -75,6 +80,7 @@ public final class Proxy {
             "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)",
         ])
         loop.run()
+        accessLog.flush()
         store.shutdown()
         logger.info("eddy stopped")
     }
@@ -140,7 +146,7 @@ public final class Proxy {
         if !store.isAvailable { return "cache unavailable" }
         // LL-HLS blocking reloads and delta updates are answered by the origin each time.
         if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
-        if !config.cacheKeys && hls.keyURLs.contains(url.description) { return "key" }
+        if !config.cacheKeys && !hls.keyURLs.isEmpty && hls.keyURLs.contains(url.description) { return "key" }
         return nil
     }
 
@@ -160,6 +166,7 @@ public final class Proxy {
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
             ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
             ("eddy_client_connections", "Client connections with a request", server.openConnections),
+            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
         ])
         var h = HTTPHeaders()
         h.set("Content-Type", "text/plain; version=0.0.4")
@@ -179,6 +186,7 @@ public final class Proxy {
         case .partial?, .stale?: metrics.partials += 1
         default: break
         }
+        guard accessLog.isEnabled else { return }
         accessLog.record(peer: request.peer, method: request.method, uri: request.uri, version: request.version,
                          status: request.status, bytes: request.bodyBytesSent, referer: request.headers["Referer"],
                          userAgent: request.headers["User-Agent"], cacheStatus: cacheStatus.logWord,
@@ -259,27 +267,27 @@ public final class Proxy {
         return cc.noCache || cc.mustRevalidate || cc.proxyRevalidate
     }
 
-    /// Response headers for a stored resource (before range-specific fields): the replayed origin
-    /// headers, validators, Age, Accept-Ranges and Via. A 206 carries the same (RFC 9110 section 15.3.7).
-    func responseHeaders(for r: CachedResource, now: Int) -> HTTPHeaders {
-        // Built once per (version, refresh) and reused: only Age changes between hits. The fields
-        // added here are never among the replayed ones (StoragePolicy.notReplayed), so `add` suffices.
+    /// Response headers for a stored resource (before Age and range-specific fields): the replayed
+    /// origin headers, validators, Accept-Ranges and Via. A 206 carries the same (RFC 9110 section 15.3.7).
+    func responseHeaders(for r: CachedResource) -> HeaderBlock {
+        // Built once per (version, refresh) and shared by every hit. The fields added here are
+        // never among the replayed ones (StoragePolicy.notReplayed), so `add` suffices.
         let fills = ResourceFills.of(r)
-        var h: HTTPHeaders
-        if let c = fills.headerCache, c.version == r.version, c.storedAt == r.meta.storedAt {
-            h = c.headers
-        } else {
-            h = r.meta.headers
-            if let ct = r.meta.contentType { h.add("Content-Type", ct) }
-            if let e = r.meta.etag { h.add("ETag", e) }
-            if let lm = r.meta.lastModified { h.add("Last-Modified", lm) }
-            h.add("Accept-Ranges", "bytes")
-            h.add("Via", via)
-            fills.headerCache = (r.version, r.meta.storedAt, h)
-        }
-        h.add("Age", "\(Swift.max(0, now - r.meta.storedAt))")
-        return h
+        if let c = fills.headerCache, c.version == r.version, c.storedAt == r.meta.storedAt { return c.headers }
+        var h = r.meta.headers
+        if let ct = r.meta.contentType { h.add("Content-Type", ct) }
+        if let e = r.meta.etag { h.add("ETag", e) }
+        if let lm = r.meta.lastModified { h.add("Last-Modified", lm) }
+        h.add("Accept-Ranges", "bytes")
+        h.add("Via", via)
+        let block = HeaderBlock(h)
+        fills.headerCache = (r.version, r.meta.storedAt, block)
+        return block
     }
+
+    /// The Age field value (RFC 9111 section 5.1): seconds since the stored response was received
+    /// or last validated.
+    func age(_ r: CachedResource, now: Int) -> String { String(Swift.max(0, now - r.meta.storedAt)) }
 
     /// Every response on a resource must stop using the old version's bytes.
     func versionChanged(_ r: CachedResource, by fill: FillSession) {

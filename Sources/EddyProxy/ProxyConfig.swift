@@ -26,6 +26,8 @@ public struct ProxyConfig: Sendable {
     public var prefetchSegments = 3
     /// Store AES-128 keys in the cache (off: keys are always fetched from the origin).
     public var cacheKeys = false
+    /// Memory for small complete bodies served without a disk read (0 = off). See `MemoryTier`.
+    public var memoryCache = 32 << 20
     /// Log level for diagnostics.
     public var logLevel = "info"
 

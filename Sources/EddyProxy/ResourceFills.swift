@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyHLS
+import EddyLoop
 
 /// The proxy's live state for one cached resource, attached to `CachedResource.attachment`:
 /// the fills in flight and the responses waiting for bytes. Waiters are woken by an event when a
@@ -19,18 +20,22 @@ final class ResourceFills {
     /// Freshness lifetime for (version, storedAt), cached: parsing dates on every hit is measurable.
     var lifetime: (version: Int, storedAt: Int, seconds: Int)?
     /// Response headers for (version, storedAt), without Age.
-    var headerCache: (version: Int, storedAt: Int, headers: HTTPHeaders)?
+    var headerCache: (version: Int, storedAt: Int, headers: HeaderBlock)?
     /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.
     var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
     /// The playlist kind, once this resource has been read as an HLS playlist.
     var hlsKind: PlaylistKind?
     /// When eddy last got this playlist from the origin (monotonic seconds), for live freshness.
     var playlistFetchedAt: Double?
+    /// The body held in memory (small complete resources), see `MemoryTier`.
+    var memory: MemoryTier.Entry?
     /// Set when writing this resource's bytes failed: responses continue uncached from the origin.
     var storeBroken = false
 
     static func of(_ r: CachedResource) -> ResourceFills {
-        if let f = r.attachment as? ResourceFills { return f }
+        // Only the proxy attaches, and only this type: an unchecked cast, as this runs several
+        // times per hit and `as?` is a runtime type check.
+        if let a = r.attachment { return unsafeDowncast(a, to: ResourceFills.self) }
         let f = ResourceFills()
         r.attachment = f
         return f

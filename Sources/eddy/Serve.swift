@@ -34,6 +34,9 @@ extension Eddy {
         @Option(name: .long, help: "Largest cache size, with K/M/G/T suffix (binary); 0 = unbounded. (default: 10G)")
         var maxSize: String?
 
+        @Option(name: .long, help: "Memory for small (up to 64 KiB) cached bodies served without a disk read, with K/M/G suffix; 0 = off. (default: 32M)")
+        var memoryCache: String?
+
         @Option(name: .long, help: "Access log file; '-' is stderr, 'off' disables. (default: -)")
         var accessLog: String?
 
@@ -57,6 +60,7 @@ extension Eddy {
 
         func validate() throws {
             if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
+            if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
             if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
             for o in origin { _ = try wrap { try ConfigFile.route(spec: o) } }
             for p in allowHost { _ = try wrap { try ConfigFile.hostPattern(p) } }
@@ -74,6 +78,7 @@ extension Eddy {
             if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
             if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
             if let maxSize { c.maxSize = ByteSize.parse(maxSize)! }
+            if let memoryCache { c.memoryCache = ByteSize.parse(memoryCache)! }
             if let accessLog { c.accessLog = accessLog }
             if let defaultTtl { c.defaultTTL = defaultTtl }
             if let admin { c.admin = try ConfigFile.parseListen(admin) }

@@ -140,4 +140,14 @@ final class UpstreamURLTests: XCTestCase {
         XCTAssertEqual(u.host, "cdn.example.com")
         XCTAssertEqual(u.scheme, "http")
     }
+
+    func test_appending_keepsAuthority_andDescriptionMatchesParse() {
+        let base = url("http://[::1]:8080/v/")!
+        let u = base.appending(pathAndQuery: "/a.ts")
+        XCTAssertEqual(u.description, "http://[::1]:8080/v/a.ts")
+        XCTAssertEqual(u, url("http://[::1]:8080/v/a.ts"))
+        XCTAssertEqual(u.hashValue, url("http://[::1]:8080/v/a.ts")!.hashValue)
+        XCTAssertNotEqual(u, url("http://[::1]:8081/v/a.ts"))
+        XCTAssertNotEqual(url("http://a/x"), url("https://a/x"))
+    }
 }

@@ -168,6 +168,11 @@ class Eddy:
         self.proc = subprocess.Popen(args, stderr=self.err)
         wait_port(self.port, self.proc)
 
+    def access_log(self):
+        """The access log's text, after eddy's periodic flush (every 0.5 s) has written it."""
+        time.sleep(0.6)
+        return open(self.logpath).read()
+
     def stop(self, sig=signal.SIGTERM, timeout=40):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)

@@ -120,7 +120,7 @@ def test_idle_connection_is_closed_after_the_timeout(origins, tmp_path):
 def test_access_log_line(eddy, origins):
     eddy.get("/n/small.bin", {"User-Agent": "pytest-agent"})
     eddy.get("/n/small.bin", {"Range": "bytes=0-9"})
-    lines = open(eddy.logpath).read().splitlines()
+    lines = eddy.access_log().splitlines()
     assert '"GET /n/small.bin HTTP/1.1" 200' in lines[0] and '"pytest-agent"' in lines[0]
     parts = lines[1].split()
     assert parts[-4] == "HIT" and parts[-3] == "10" and parts[-2] == "0"

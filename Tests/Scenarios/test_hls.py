@@ -79,7 +79,7 @@ def play_through_eddy(eddy, ng, path):
 
 
 def eddy_requests(eddy):
-    return [l.split('"')[1].split()[1] for l in open(eddy.logpath) if l.count('"') >= 2]
+    return [l.split('"')[1].split()[1] for l in eddy.access_log().splitlines() if l.count('"') >= 2]
 
 
 def assert_all_through_eddy(ng, since):
@@ -127,7 +127,7 @@ def test_aes128_ts_keys_proxied_not_cached(eddy, origins, streams):
     assert r.returncode == 0, r.stderr
     again = ng.requests()[mid:]
     assert again and all(uri.endswith("key.bin") for _, _, _, uri in again), "only the key goes to the origin again"
-    log = open(eddy.errpath).read() + open(eddy.logpath).read()
+    log = open(eddy.errpath).read() + eddy.access_log()
     assert bytes(range(16)).hex() not in log
 
 

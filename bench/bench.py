@@ -259,15 +259,21 @@ def main():
                                 "http://127.0.0.1:%d/o16k.bin" % s.port], capture_output=True, timeout=120)
             res = {}
             for s in both:
-                s.stop()
-                t0 = time.monotonic()
-                s.start()
-                while True:  # until a hit is served
-                    st, n, _ = get(s.port, "/o16k.bin?u=7")
-                    if st == 200:
-                        break
-                res[s.name] = (time.monotonic() - t0) * 1000
-            rows.append(("start-up to first hit with ~100k cached resources (ms)", res["eddy"], res["nginx"], "lower is better", 0))
+                times = []
+                for attempt in range(5):  # the first start follows the fill; then warm restarts
+                    s.stop()
+                    t0 = time.monotonic()
+                    s.start()
+                    while True:  # until a hit is served
+                        st, n, _ = get(s.port, "/o16k.bin?u=7")
+                        if st == 200:
+                            break
+                    times.append((time.monotonic() - t0) * 1000)
+                res[s.name] = (times[0], sorted(times[1:])[len(times[1:]) // 2])
+            rows.append(("start-up to first hit with ~100k cached resources, first start after the fill (ms)",
+                         res["eddy"][0], res["nginx"][0], "lower is better", 0))
+            rows.append(("start-up to first hit with ~100k cached resources, restart, median of 4 (ms)",
+                         res["eddy"][1], res["nginx"][1], "lower is better", 0))
     finally:
         for s in both:
             try:

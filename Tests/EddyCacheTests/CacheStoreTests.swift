@@ -362,4 +362,27 @@ final class CacheStoreTests: XCTestCase {
         XCTAssertEqual(store.totalBytes, 5000)
         XCTAssertTrue(rs.allSatisfy { $0.confirmed.count == 1000 })
     }
+
+    // MARK: descriptors
+
+    /// Every resource in memory holds a descriptor; a burst of new URLs between two timer flushes
+    /// must not exhaust RLIMIT_NOFILE (it did at ~15,000 before the table was trimmed as it grows).
+    func test_insert_manyNewResources_keepsOpenDescriptorsBounded() throws {
+        let store = try openStore()
+        func openFDs() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        let before = openFDs()
+        var peak = 0
+        for i in 0..<12_000 {
+            let r = store.insert(key: "https://cdn.example.com/u?\(i)", meta: meta(length: 10), now: 1_700_000_000)
+            XCTAssertGreaterThanOrEqual(r.fd, 0)
+            if i % 500 == 0 { peak = max(peak, openFDs() - before) }
+        }
+        peak = max(peak, openFDs() - before)
+        store.flush(wait: true)
+        XCTAssertLessThan(peak, 2 * 4096 + 128, "descriptors held by resources in memory (12,000 without trimming)")
+        let last = store.lookup("https://cdn.example.com/u?11999", now: 1_700_000_001)
+        XCTAssertEqual(last?.meta.length, 10)
+        let first = store.lookup("https://cdn.example.com/u?0", now: 1_700_000_001)
+        XCTAssertEqual(first?.meta.length, 10, "trimmed resources come back from the index")
+    }
 }

@@ -87,6 +87,13 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(try apply("max_size: 0\n").maxSize, 0)
     }
 
+    func test_apply_memoryCache_sizeOrZero() throws {
+        XCTAssertEqual(ProxyConfig().memoryCache, 32 << 20)
+        XCTAssertEqual(try apply("memory_cache: 8M\n").memoryCache, 8 << 20)
+        XCTAssertEqual(try apply("memory_cache: 0\n").memoryCache, 0)
+        assertConfigError("memory_cache: much\n", mentions: "memory_cache")
+    }
+
     func test_apply_badSize_isError() {
         assertConfigError("max_size: 12Q\n", mentions: "max_size")
         assertConfigError("max_size: lots\n", mentions: "max_size")

@@ -21,8 +21,8 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
 
     public init(scheme: String, host: String, port: Int, pathAndQuery: String) {
         let bracketed = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
-        let defaultPort = scheme == "https" ? 443 : 80
-        self.init(scheme: scheme, host: host, port: port, authority: port == defaultPort ? bracketed : bracketed + ":" + String(port),
+        self.init(scheme: scheme, host: host, port: port,
+                  authority: port == UpstreamURL.defaultPort(scheme) ? bracketed : bracketed + ":" + String(port),
                   pathAndQuery: pathAndQuery)
     }
 
@@ -43,7 +43,9 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The scheme's default port.
-    public var defaultPort: Int { scheme == "https" ? 443 : 80 }
+    public var defaultPort: Int { UpstreamURL.defaultPort(scheme) }
+
+    static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     // The description determines every other field, so it alone is compared and hashed.
     public static func == (a: UpstreamURL, b: UpstreamURL) -> Bool { a.description == b.description }
@@ -81,8 +83,7 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
                 || (bracketed && (c == 58 || c == 37))
         }
         guard !host.isEmpty, host.utf8.allSatisfy(hostByteAllowed) else { return nil }
-        let defaultPort = scheme == "https" ? 443 : 80
-        var port = defaultPort
+        var port = UpstreamURL.defaultPort(scheme)
         if let portText, !portText.isEmpty {
             // port = *DIGIT (RFC 3986 section 3.2.3); Int() alone would also take a sign.
             guard portText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let p = Int(portText), (1...65535).contains(p) else { return nil }

@@ -133,8 +133,7 @@ public struct HLSPlaylist: Sendable {
     /// updates, which must reach the origin every time.
     public static func hasDeliveryDirectives(_ pathAndQuery: String) -> Bool {
         // A byte scan first: this runs on every request, and almost none carry a query.
-        guard let qb = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
-        let q = String.Index(qb, within: pathAndQuery) ?? pathAndQuery.startIndex
+        guard let q = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
         return pathAndQuery[q...].split(whereSeparator: { $0 == "?" || $0 == "&" }).contains {
             $0.hasPrefix("_HLS_msn=") || $0.hasPrefix("_HLS_part=") || $0.hasPrefix("_HLS_skip=")
         }

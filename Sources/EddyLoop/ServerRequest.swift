@@ -118,12 +118,17 @@ public final class ServerRequest {
 
     private func reply(status: Int, body: [UInt8]) {
         let buf = evbuffer_new()
+        defer { evbuffer_free(buf) }
         if !body.isEmpty && method != "HEAD" {
             body.withUnsafeBytes { _ = evbuffer_add(buf, $0.baseAddress, $0.count) }
-            bodyBytesSent = body.count
         }
+        sendReply(status: status, buf)
+    }
+
+    /// Hands `buf` to evhttp as the whole body (evhttp moves its chains; the caller frees it).
+    private func sendReply(status: Int, _ buf: OpaquePointer?) {
+        bodyBytesSent = evbuffer_get_length(buf)
         evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
-        evbuffer_free(buf)
         headSent = true
         isFinished = true
     }
@@ -139,10 +144,7 @@ public final class ServerRequest {
             if let hold { Unmanaged<SharedBytes>.fromOpaque(hold).release() }
         }, hold)
         applyHeaders(headers, extra, status: status)
-        bodyBytesSent = length
-        evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
-        headSent = true
-        isFinished = true
+        sendReply(status: status, buf)
     }
 
     /// Sends a complete response whose body is `length` bytes of file `fd` at `offset`, read into
@@ -159,10 +161,7 @@ public final class ServerRequest {
         vec.iov_len = length
         evbuffer_commit_space(buf, &vec, 1)
         applyHeaders(headers, extra, status: status)
-        bodyBytesSent = length
-        evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
-        headSent = true
-        isFinished = true
+        sendReply(status: status, buf)
         return true
     }
 

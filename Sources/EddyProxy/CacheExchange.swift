@@ -291,7 +291,7 @@ final class CacheExchange {
             // A small body wholly on disk goes out in one reply: no streaming state at all, and
             // from memory when the resource is small enough to be held there.
             let fills = ResourceFills.of(r)
-            var sent = false
+            let sent: Bool
             if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 proxy.metrics.memoryHits += 1

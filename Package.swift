@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "CSystem"),
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "EddyCore"),
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
@@ -35,7 +35,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "eddy", dependencies: [
-            "EddyProxy", "EddyCore",
+            "EddyProxy", "EddyCore", "EddyCache",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "CSystem.h"
 
 int eddy_punch_hole(int fd, long long offset, long long length) {
@@ -10,4 +11,8 @@ int eddy_punch_hole(int fd, long long offset, long long length) {
 
 int eddy_syncfs(int fd) {
     return syncfs(fd);
+}
+
+unsigned long eddy_crc32(unsigned long crc, const void *buf, unsigned long len) {
+    return crc32_z(crc, (const Bytef *)buf, (z_size_t)len);
 }

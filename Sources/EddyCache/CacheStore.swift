@@ -3,6 +3,11 @@ import EddyCore
 import Foundation
 import Logging
 
+/// A cache directory that can not be used.
+public struct CacheStoreError: Error, CustomStringConvertible {
+    public let description: String
+}
+
 /// The persistent, sparse, block-granular cache: an index (SQLite) plus one sparse data file per
 /// resource version, `data/XX/<id>-<version>`.
 ///
@@ -17,25 +22,36 @@ public final class CacheStore {
     public let directory: String
     /// Upper bound on confirmed bytes; 0 means unbounded.
     public var maxSize: Int
-    private let index: IndexDatabase
-    private let logger: Logger
-    private var resources: [String: CachedResource] = [:]
+    let index: IndexDatabase
+    let logger: Logger
+    var resources: [String: CachedResource] = [:]
     private var nextID: Int
     /// Confirmed bytes across the cache.
-    public private(set) var totalBytes: Int
+    public internal(set) var totalBytes: Int
+    /// Bytes the index itself takes on disk (database, write-ahead log, shared memory), measured
+    /// at each flush: `--max-size` bounds the whole directory, so data gets what the index leaves.
+    public private(set) var indexBytes = 0
+    /// What confirmed data may occupy: `maxSize` less the index.
+    public var budget: Int { Swift.max(0, maxSize - (countsIndexInLimit ? indexBytes : 0)) }
+    /// Whether the index's own size counts against `maxSize` (true but in tests of tiny caches).
+    public var countsIndexInLimit = true
     /// Resources in the index at start.
     public let startupCount: Int
     private var pendingDeletes: [Int] = []
     private var pendingUnlinks: [String] = []
     private var lastWriteErrorLog = 0.0
+    /// Keys whose damage was logged in this run (each is logged once).
+    var damageLogged = Set<String>()
     /// Called when the store evicts a resource (for metrics).
     public var onEvict: ((Int) -> Void)?
     /// Returns true when the layer above is using the resource (fills or responses in flight).
     public var isInUse: (CachedResource) -> Bool = { $0.readers > 0 }
     /// Byte ranges of an in-use resource that responses or fills still need; block eviction spares them.
     public var protectedRanges: (CachedResource) -> [Range<Int>] = { _ in [0..<Int.max] }
-    private var nextIndexEviction = 0.0
+    var nextIndexEviction = 0.0
 
+    /// The directory lock, held while the store is open.
+    private let lockFD: Int32
     /// False for a store that could not be opened (see `unavailable`): nothing is cached.
     public let isAvailable: Bool
 
@@ -56,6 +72,7 @@ public final class CacheStore {
             self.maxSize = 0
             self.logger = logger
             index = try IndexDatabase(path: ":memory:")
+            lockFD = -1
             totalBytes = 0
             nextID = 1
             startupCount = 0
@@ -65,6 +82,7 @@ public final class CacheStore {
         self.maxSize = maxSize
         self.logger = logger
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        lockFD = try CacheStore.lockDirectory(directory)
         index = try IndexDatabase(path: directory + "/index.sqlite")
         let t = try index.totals()
         totalBytes = t.bytes
@@ -89,8 +107,9 @@ public final class CacheStore {
             let r = CachedResource(id: row.id, key: key, version: row.version, meta: row.meta, confirmed: row.ranges, lastAccess: now)
             r.pinned = row.pinned
             r.accountedBytes = row.ranges.count
+            r.unverified = row.ranges
             r.dirty = true // to record the new last_access
-            openFile(r)
+            openStoredFile(r)
             resources[key] = r
             trimIfGrown()
             return r
@@ -133,6 +152,10 @@ public final class CacheStore {
         r.bumpVersion()
         r.meta = meta
         r.dirty = true
+        r.unverified = ByteRangeSet()
+        r.knownChecksums = [:]
+        r.newChecksums = [:]
+        r.purgeOldChecksums = true
         if r.fd >= 0 { close(r.fd); r.fd = -1 }
         openFile(r)
         pendingUnlinks.append(oldPath)
@@ -178,15 +201,21 @@ public final class CacheStore {
     }
 
     /// Marks `range` confirmed: the bytes were written completely from one response of this version.
-    /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges.
-    public func confirm(_ r: CachedResource, _ range: Range<Int>) {
+    /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges, with
+    /// the CRC-32 of each block they wrote whole, by block number (committed with the ranges).
+    public func confirm(_ r: CachedResource, _ range: Range<Int>, checksums: [Int: UInt32] = [:]) {
         let before = r.confirmed.count
         r.confirmed.insert(range)
+        if !r.unverified.isEmpty { r.unverified.remove(range) } // written in this run: trusted
+        for (block, crc) in checksums {
+            r.newChecksums[block] = crc
+            r.knownChecksums?[block] = crc
+        }
         let added = r.confirmed.count - before
         r.accountedBytes += added
         totalBytes += added
         r.dirty = true
-        if maxSize > 0 && totalBytes > maxSize { evict() }
+        if maxSize > 0 && totalBytes > budget { evict() }
     }
 
     /// Marks a resource used now (for least-recently-used eviction).
@@ -198,83 +227,6 @@ public final class CacheStore {
     public func setPinned(_ r: CachedResource, _ pinned: Bool) {
         r.pinned = pinned
         r.dirty = true
-    }
-
-    /// Evicts if over `maxSize` (responses may have moved on since the last attempt).
-    public func enforceLimit() {
-        if maxSize > 0 && totalBytes > maxSize { evict() }
-    }
-
-    /// Evicts until under `maxSize`: first whole resources nobody uses, least recently used first;
-    /// then, if responses in flight hold the rest, blocks of those resources outside what they and
-    /// their fills still need (`protectedRanges`). Pinned resources are never touched.
-    private func evict() {
-        let now = Date().timeIntervalSince1970
-        if now >= nextIndexEviction {
-            var rounds = 0
-            while totalBytes > maxSize && rounds < 8 {
-                rounds += 1
-                flush(wait: true) // the candidates query must see recent rows and access times
-                guard let candidates = try? index.evictionCandidates(limit: 64), !candidates.isEmpty else { break }
-                var progressed = false
-                for (id, key) in candidates where totalBytes > maxSize {
-                    let r = resources[key] ?? lookup(key, now: 0)
-                    guard let r, r.id == id, !r.pinned, !isInUse(r) else { continue }
-                    let freed = r.accountedBytes
-                    remove(r)
-                    onEvict?(freed)
-                    progressed = true
-                }
-                if !progressed {
-                    nextIndexEviction = now + 1 // everything left is in use; don't re-query per block
-                    break
-                }
-            }
-        }
-        if totalBytes > maxSize { evictBlocksInUse() }
-    }
-
-    /// Second stage of `evict`: frees whole blocks of resources in use, down to a little under the
-    /// limit so the synchronous commit below is not paid per block.
-    private func evictBlocksInUse() {
-        let target = Swift.max(0, maxSize - Swift.max(4 * CacheStore.blockSize, maxSize / 16))
-        var punches: [(String, Range<Int>)] = []
-        let b = CacheStore.blockSize
-        for r in resources.values.sorted(by: { $0.lastAccess < $1.lastAccess }) where totalBytes > target && !r.pinned {
-            guard isInUse(r) else {
-                let freed = r.accountedBytes
-                remove(r)
-                onEvict?(freed)
-                continue
-            }
-            var evictable = r.confirmed
-            for keep in protectedRanges(r) { evictable.remove(keep) }
-            for range in evictable.ranges where totalBytes > target {
-                let lo = (range.lowerBound + b - 1) / b * b
-                let hi = range.upperBound == r.meta.length ? range.upperBound : range.upperBound / b * b
-                guard hi > lo else { continue }
-                let take = Swift.min(hi - lo, ((totalBytes - target) + b - 1) / b * b)
-                let cut = lo..<Swift.min(hi, lo + take)
-                let before = r.confirmed.count
-                r.confirmed.remove(cut)
-                let freed = before - r.confirmed.count
-                r.accountedBytes -= freed
-                totalBytes -= freed
-                r.dirty = true
-                punches.append((path(r), cut))
-                onEvict?(freed)
-            }
-        }
-        guard !punches.isEmpty else { return }
-        // Index first (it must stop vouching for the bytes), then free the disk space. Done here, not
-        // on the index queue, so a fill can not rewrite a range between the commit and the punch.
-        flush(wait: true)
-        for (p, range) in punches {
-            let fd = open(p, O_WRONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            _ = eddy_punch_hole(fd, Int64(range.lowerBound), Int64(range.count))
-            close(fd)
-        }
     }
 
     /// Commits dirty rows, deletions and unlinks to the index queue: fdatasync each dirty file, then
@@ -292,7 +244,10 @@ public final class CacheStore {
                 if dirtyFiles <= CacheStore.maxFileSyncs { fds.append(dup(r.fd)) }
             }
             rows.append(IndexDatabase.Row(id: r.id, key: r.key, version: r.version, meta: r.meta, ranges: r.confirmed,
-                                          lastAccess: r.lastAccess, pinned: r.pinned))
+                                          lastAccess: r.lastAccess, pinned: r.pinned, checksums: r.newChecksums,
+                                          purgeOldChecksums: r.purgeOldChecksums))
+            r.newChecksums = [:]
+            r.purgeOldChecksums = false
         }
         let deletes = pendingDeletes, unlinks = pendingUnlinks
         pendingDeletes.removeAll()
@@ -315,6 +270,7 @@ public final class CacheStore {
             for p in unlinks { unlink(p) }
         }
         if wait { index.queue.sync(execute: job) } else { index.queue.async(execute: job) }
+        if maxSize > 0 { measureIndex() }
         // Resources nobody uses and whose state is committed leave memory; the index has them.
         if resources.count > CacheStore.residentResources {
             for (k, r) in resources where !r.dirty && !isInUse(r) { resources[k] = nil }
@@ -323,6 +279,15 @@ public final class CacheStore {
     }
 
     static let maxFileSyncs = 64
+
+    private func measureIndex() {
+        var total = 0
+        var st = stat()
+        for suffix in ["", "-wal", "-shm"] where stat(directory + "/index.sqlite" + suffix, &st) == 0 {
+            total += Int(st.st_blocks) * 512
+        }
+        indexBytes = total
+    }
     /// The cache directory, opened on first use, for syncfs.
     private var directoryFD: Int32 = -1
     private var syncFD: Int32 {
@@ -330,7 +295,10 @@ public final class CacheStore {
         return directoryFD
     }
 
-    deinit { if directoryFD >= 0 { close(directoryFD) } }
+    deinit {
+        if directoryFD >= 0 { close(directoryFD) }
+        if lockFD >= 0 { close(lockFD) }
+    }
 
     /// Commits everything and folds the write-ahead log into the database, so the next start does
     /// not have to read a long WAL. Called on graceful shutdown.
@@ -342,10 +310,28 @@ public final class CacheStore {
 
     /// The data file path of the resource's current version.
     public func path(_ r: CachedResource) -> String {
-        "\(directory)/data/\(String(format: "%02x", r.id & 0xFF))/\(r.id)-\(r.version)"
+        CacheStore.dataPath(directory: directory, id: r.id, version: r.version)
     }
 
-    private func openFile(_ r: CachedResource) {
+    /// `data/XX/<id>-<version>` under `directory`.
+    static func dataPath(directory: String, id: Int, version: Int) -> String {
+        "\(directory)/data/\(String(format: "%02x", id & 0xFF))/\(id)-\(version)"
+    }
+
+    /// Takes the cache directory's lock (`lock`, a POSIX record lock, which belongs to the process),
+    /// so that two eddy processes, or eddy and `eddy cache verify`, never write one index; the
+    /// descriptor is kept while the store is open.
+    static func lockDirectory(_ directory: String) throws -> Int32 {
+        let fd = open(directory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CacheStoreError(description: "cannot open \(directory)/lock: \(String(cString: strerror(errno)))") }
+        guard lockf(fd, F_TLOCK, 0) == 0 else {
+            close(fd)
+            throw CacheStoreError(description: "cache directory \(directory) is in use by another eddy process")
+        }
+        return fd
+    }
+
+    func openFile(_ r: CachedResource) {
         let p = path(r)
         let dir = (p as NSString).deletingLastPathComponent
         mkdir(dir, 0o755)

@@ -31,6 +31,16 @@ public final class CachedResource {
     var accountedBytes = 0
     /// Pinned resources are never evicted.
     public internal(set) var pinned = false
+    /// Confirmed bytes read back from the index and not yet checked against their checksums in
+    /// this run; bytes written in this run are trusted. Empty for most resources, so the hit path
+    /// pays one `isEmpty` test.
+    public internal(set) var unverified = ByteRangeSet()
+    /// Committed checksums of this version, loaded on the first verification.
+    var knownChecksums: [Int: UInt32]?
+    /// Checksums of blocks confirmed since the last commit.
+    var newChecksums: [Int: UInt32] = [:]
+    /// Set by a version change: the old version's checksums go at the next commit.
+    var purgeOldChecksums = false
 
     init(id: Int, key: String, version: Int, meta: ResourceMeta, confirmed: ByteRangeSet, lastAccess: Int) {
         self.id = id

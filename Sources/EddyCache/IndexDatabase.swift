@@ -28,12 +28,20 @@ final class IndexDatabase {
         var ranges: ByteRangeSet
         var lastAccess: Int
         var pinned: Bool
+        /// Checksums of blocks confirmed since the last commit, by block number.
+        var checksums: [Int: UInt32] = [:]
+        /// Set after a version change: checksums of older versions are deleted.
+        var purgeOldChecksums = false
     }
 
     init(path: String) throws {
         writer = try SQLiteConnection(path: path)
         try writer.exec("PRAGMA journal_mode=WAL")
         try writer.exec("PRAGMA synchronous=NORMAL")
+        // The index counts against --max-size: checkpoint the write-ahead log at 1 MiB (not the
+        // default 4 MiB) and cut it back to that size afterwards (it otherwise keeps its peak).
+        try writer.exec("PRAGMA wal_autocheckpoint=256")
+        try writer.exec("PRAGMA journal_size_limit=1048576")
         try writer.exec("""
             CREATE TABLE IF NOT EXISTS resources(
               id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, version INTEGER NOT NULL,
@@ -52,6 +60,14 @@ final class IndexDatabase {
               UPDATE totals SET bytes = bytes - old.bytes + new.bytes WHERE id = 1; END;
             CREATE TRIGGER IF NOT EXISTS totals_delete AFTER DELETE ON resources BEGIN
               UPDATE totals SET bytes = bytes - old.bytes, count = count - 1 WHERE id = 1; END;
+            """)
+        // One CRC-32 per confirmed block, written in the same transaction as the ranges that vouch
+        // for the block, so that bytes flipped on disk are caught before they are served.
+        try writer.exec("""
+            CREATE TABLE IF NOT EXISTS blocks(id INTEGER NOT NULL, block INTEGER NOT NULL, version INTEGER NOT NULL,
+              crc INTEGER NOT NULL, PRIMARY KEY(id, block)) WITHOUT ROWID;
+            CREATE TRIGGER IF NOT EXISTS blocks_delete AFTER DELETE ON resources BEGIN
+              DELETE FROM blocks WHERE id = old.id; END;
             """)
         let hasTotals = try writer.prepare("SELECT COUNT(*) FROM totals")
         _ = try hasTotals.step()
@@ -74,6 +90,40 @@ final class IndexDatabase {
               last_access=excluded.last_access, pinned=excluded.pinned
             """)
         deleteStatement = try writer.prepare("DELETE FROM resources WHERE id = ?")
+        checksumUpsert = try writer.prepare("INSERT OR REPLACE INTO blocks(id, block, version, crc) VALUES(?,?,?,?)")
+        checksumPurge = try writer.prepare("DELETE FROM blocks WHERE id = ? AND version <> ?")
+        checksumLookup = try reader.prepare("SELECT block, crc FROM blocks WHERE id = ? AND version = ?")
+    }
+    private var checksumUpsert: SQLiteConnection.Statement!
+    private var checksumPurge: SQLiteConnection.Statement!
+    private var checksumLookup: SQLiteConnection.Statement!
+
+    /// Loop thread (or the verifier, alone): the committed checksums of one version, by block.
+    func checksums(id: Int, version: Int) throws -> [Int: UInt32] {
+        let s = checksumLookup!
+        s.reset()
+        s.bind(1, id)
+        s.bind(2, version)
+        var out: [Int: UInt32] = [:]
+        while try s.step() { out[s.int(0)] = UInt32(truncatingIfNeeded: s.int(1)) }
+        s.reset()
+        return out
+    }
+
+    /// Every row, for `eddy cache verify` (which runs alone on the cache).
+    func allRows() throws -> [Row] {
+        let s = try reader.prepare("""
+            SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
+                   last_access, pinned FROM resources ORDER BY id
+            """)
+        var out: [Row] = []
+        while try s.step() {
+            let meta = ResourceMeta(length: s.optionalInt(3), etag: s.string(4), lastModified: s.string(5),
+                                    contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8))
+            out.append(Row(id: s.int(0), key: s.string(1) ?? "", version: s.int(2), meta: meta,
+                           ranges: IndexDatabase.decode(s.blob(9)), lastAccess: s.int(10), pinned: s.int(11) != 0))
+        }
+        return out
     }
 
     /// Loop thread: the row for `key`, if committed.
@@ -122,6 +172,18 @@ final class IndexDatabase {
                 s.bind(8, r.meta.headerText); s.bind(9, r.meta.storedAt); s.bind(10, blob: IndexDatabase.encode(r.ranges))
                 s.bind(11, r.ranges.count); s.bind(12, r.lastAccess); s.bind(13, r.pinned ? 1 : 0)
                 _ = try s.step()
+                if r.purgeOldChecksums {
+                    checksumPurge.reset()
+                    checksumPurge.bind(1, r.id)
+                    checksumPurge.bind(2, r.version)
+                    _ = try checksumPurge.step()
+                }
+                for (block, crc) in r.checksums {
+                    let c = checksumUpsert!
+                    c.reset()
+                    c.bind(1, r.id); c.bind(2, block); c.bind(3, r.version); c.bind(4, Int(crc))
+                    _ = try c.step()
+                }
             }
             try writer.exec("COMMIT")
         } catch {

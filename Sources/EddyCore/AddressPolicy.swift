@@ -25,7 +25,18 @@ public enum AddressPolicy {
             if a[10] == 0xFF && a[11] == 0xFF { return isInternal(ipv4: Array(a[12..<16])) }
             if a[10] == 0 && a[11] == 0 { return true } // ::, ::1 and deprecated IPv4-compatible
         }
+        // ::ffff:0:0/96 (IPv4-translated, RFC 2765) also names an IPv4 host.
+        if a[0..<8].allSatisfy({ $0 == 0 }) && a[8] == 0xFF && a[9] == 0xFF && a[10] == 0 && a[11] == 0 {
+            return isInternal(ipv4: Array(a[12..<16]))
+        }
+        // 64:ff9b::/96 (NAT64, RFC 6052) and 2002::/16 (6to4, RFC 3056) carry an IPv4 address that
+        // a gateway may forward to: judge them by it.
+        if a[0] == 0 && a[1] == 0x64 && a[2] == 0xFF && a[3] == 0x9B && a[4..<12].allSatisfy({ $0 == 0 }) {
+            return isInternal(ipv4: Array(a[12..<16]))
+        }
+        if a[0] == 0x20 && a[1] == 0x02 { return isInternal(ipv4: Array(a[2..<6])) }
         if a[0] == 0xFE && a[1] & 0xC0 == 0x80 { return true }
+        if a[0] == 0xFE && a[1] & 0xC0 == 0xC0 { return true } // deprecated site-local fec0::/10
         if a[0] & 0xFE == 0xFC { return true }
         return a[0] == 0xFF
     }
@@ -44,11 +55,16 @@ public enum AddressPolicy {
 
     /// True when `host` is a literal IP address that is internal, or a name that always means this
     /// machine (`localhost`, `*.localhost`, RFC 6761). Other names are checked after resolution.
+    /// An IPv6 literal is judged by its bytes, whatever its spelling (`[0:0:0:0:0:0:0:1]`,
+    /// `[::127.0.0.1]`, `[::1%25lo]`); text with a colon that is not IPv6 is refused as internal.
     public static func isInternalLiteral(host: String) -> Bool {
         let h = host.lowercased()
-        if h == "localhost" || h.hasSuffix(".localhost") { return true }
+        if h == "localhost" || h.hasSuffix(".localhost") || h == "localhost." || h.hasSuffix(".localhost.") { return true }
         if let v4 = parseIPv4(h) { return isInternal(ipv4: v4) }
-        if h.contains(":") { return h == "::1" || h == "::" || h.hasPrefix("fe8") || h.hasPrefix("fe9") || h.hasPrefix("fea") || h.hasPrefix("feb") || h.hasPrefix("fc") || h.hasPrefix("fd") || h.hasPrefix("::ffff:") || h.hasPrefix("ff") }
+        if h.utf8.contains(UInt8(ascii: ":")) || h.utf8.contains(UInt8(ascii: "%")) {
+            guard let v6 = IPv6Address.parse(h) else { return true }
+            return isInternal(ipv6: v6)
+        }
         return false
     }
 }

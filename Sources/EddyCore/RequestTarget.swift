@@ -22,10 +22,13 @@ public struct TargetResolver: Sendable {
     public let routes: [OriginRoute]
     /// Hosts the URL-prefix and forward forms may reach.
     public let allowHosts: [HostPattern]
+    /// The check every upstream fetch passes; the resolver applies its allow-list half.
+    public let gate: UpstreamGate
 
     public init(routes: [OriginRoute], allowHosts: [HostPattern]) {
         self.routes = routes.sorted { $0.prefix.count > $1.prefix.count }
         self.allowHosts = allowHosts
+        gate = UpstreamGate(routes: routes, allowHosts: allowHosts)
     }
 
     /// Routes a request-target as evhttp hands it over (origin-form or absolute-form).
@@ -52,7 +55,16 @@ public struct TargetResolver: Sendable {
                 continue
             }
             guard rest.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { return .refused(status: 400, reason: "invalid characters in path") }
-            return .upstream(url: route.base.appending(pathAndQuery: rest), form: .mapped, checkAddress: false)
+            // The rest is resolved before it is joined to the base, so it can not climb out of the
+            // route (RFC 3986 section 5.2.4). Paths without dots or escapes skip the work.
+            var path = rest
+            if rest.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") }) {
+                switch PathNormalizer.normalize(rest) {
+                case let .success(p): path = p
+                case let .failure(why): return .refused(status: 400, reason: why.description)
+                }
+            }
+            return .upstream(url: route.base.appending(pathAndQuery: path), form: .mapped, checkAddress: false)
         }
         return .refused(status: 404, reason: "no origin is configured for this path")
     }
@@ -62,8 +74,12 @@ public struct TargetResolver: Sendable {
     /// checked by routing it forward again, so it always names `url`.
     public func eddyTarget(for url: UpstreamURL, form: RequestForm) -> String? {
         func roundTrips(_ target: String) -> Bool {
-            if case let .upstream(u, _, _) = resolve(target) { return u == url }
-            return false
+            guard case let .upstream(u, _, _) = resolve(target) else { return false }
+            if u == url { return true }
+            // The mapped form resolves dot segments and unreserved escapes (RFC 3986 section 6.2.2):
+            // an equivalent URL names the same resource.
+            guard case let .success(p) = PathNormalizer.normalize(url.pathAndQuery) else { return false }
+            return u == UpstreamURL(scheme: url.scheme, host: url.host, port: url.port, pathAndQuery: p)
         }
         func mapped() -> String? {
             for route in routes where route.base.scheme == url.scheme && route.base.host == url.host && route.base.port == url.port {
@@ -88,13 +104,9 @@ public struct TargetResolver: Sendable {
 
     private func resolveAbsolute(_ text: Substring, form: RequestForm) -> RequestTarget {
         guard let url = UpstreamURL.parse(text) else { return .refused(status: 400, reason: "malformed upstream URL") }
-        let matching = allowHosts.filter { $0.matches(host: url.host, port: url.port) }
-        guard !matching.isEmpty else { return .refused(status: 403, reason: "host \(url.host) is not allowed (see --allow-host)") }
-        // A pattern without wildcards in its host names this host on purpose; only then may it be internal.
-        let explicit = matching.contains { !$0.host.contains("*") && !$0.host.contains("?") }
-        if !explicit && AddressPolicy.isInternalLiteral(host: url.host) {
-            return .refused(status: 403, reason: "target \(url.host) is a loopback, private or link-local address")
+        switch gate.checkAllowList(url) {
+        case let .allow(checkAddress): return .upstream(url: url, form: form, checkAddress: checkAddress)
+        case let .refuse(reason): return .refused(status: 403, reason: reason)
         }
-        return .upstream(url: url, form: form, checkAddress: !explicit)
     }
 }

@@ -10,15 +10,38 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 /// Serves HTTP/1.x clients with libevent's evhttp on one `EventLoop`.
 ///
 /// Every request, of any method and any path, goes to `handler`; routing is the proxy's job.
+/// Requests whose version or framing fields RFC 9112 says to refuse never reach it (see
+/// `RequestFraming`). Connections are tracked from their creation (see `ClientConnection`).
 public final class HTTPServer {
     private let http: OpaquePointer
     /// Receives each request on the loop thread. The handler owns the request until it ends it.
     public var handler: (ServerRequest) -> Void = { $0.sendError(503, "not ready") }
+    /// Receives rare, rate-limited warnings (descriptor exhaustion) for the log.
+    public var onWarning: ((String) -> Void)?
     public let limits: HTTPServerLimits
-    /// Connections that have carried a request and are still open.
-    public private(set) var openConnections = 0
-    private var knownConnections = Set<OpaquePointer>()
+    /// Open client connections, including those that have not sent a request yet.
+    public var openConnections: Int { connections.count }
+    /// Connections closed because their request headers took longer than `limits.headerTimeout`.
+    public internal(set) var headerTimeouts = 0
+    /// Idle connections closed to make room when accept ran out of descriptors.
+    public internal(set) var shed = 0
+    /// accept() calls that failed for lack of descriptors or memory.
+    public internal(set) var acceptFailures = 0
+    /// Connections that have sent bytes, by bufferevent and by evhttp connection.
+    var connections: [OpaquePointer: ClientConnection] = [:]
+    var byEvcon: [OpaquePointer: ClientConnection] = [:]
+    /// A descriptor held in reserve and closed when accept runs out, so the next accept succeeds.
+    var reserveFD: Int32 = -1
+    var lastAcceptWarning = -Double.infinity
     private var listener: OpaquePointer?
+    private var sweepTimer: LoopTimer!
+    var acceptPause: LoopTimer!
+    /// Servers by their evhttp, for C callbacks that carry libevent's own argument. Loop thread only.
+    nonisolated(unsafe) private static var byHTTP: [OpaquePointer: Unmanaged<HTTPServer>] = [:]
+    /// The server that owns an evhttp connection.
+    static func server(of evcon: OpaquePointer) -> HTTPServer? {
+        evhttp_connection_get_server(evcon).flatMap { byHTTP[$0]?.takeUnretainedValue() }
+    }
 
     /// Binds `host:port` (IPv4 or IPv6 literal or name) and starts accepting on `loop`.
     public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits) throws {
@@ -35,28 +58,50 @@ public final class HTTPServer {
             | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue | EVHTTP_REQ_TRACE.rawValue
             | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
         evhttp_set_allowed_methods(h, UInt16(all))
+        let me = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_gencb(h, { req, arg in
             guard let req, let arg else { return }
             Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().accept(req)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        listener = evhttp_bind_socket_with_handle(h, host, UInt16(port))
-        guard listener != nil else {
+        }, me)
+        evhttp_set_bevcb(h, { base, arg in
+            Unmanaged<HTTPServer>.fromOpaque(arg!).takeUnretainedValue().makeBufferevent(base: base)
+        }, me)
+        guard let bound = evhttp_bind_socket_with_handle(h, host, UInt16(port)) else {
             evhttp_free(h)
             throw HTTPServerError(description: "cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
         }
+        listener = bound
+        HTTPServer.byHTTP[h] = Unmanaged.passUnretained(self)
+        if let lev = evhttp_bound_socket_get_listener(bound) {
+            // libevent passes evhttp's own argument (the evhttp) to the error callback.
+            evconnlistener_set_error_cb(lev) { lev, arg in
+                let err = errno
+                guard let lev, let arg, let server = HTTPServer.byHTTP[OpaquePointer(arg)] else { return }
+                server.takeUnretainedValue().acceptFailed(errno: err, listener: lev)
+            }
+        }
+        reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        sweepTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in sweepConnections() }
+        sweepTimer.schedule(after: 1)
+        acceptPause = LoopTimer(loop: loop) { [unowned self] in
+            if let bound = listener, let lev = evhttp_bound_socket_get_listener(bound) { evconnlistener_enable(lev) }
+        }
     }
 
-    deinit { evhttp_free(http) }
+    deinit {
+        HTTPServer.byHTTP[http] = nil
+        evhttp_free(http)
+        if reserveFD >= 0 { close(reserveFD) }
+    }
 
     private func accept(_ raw: OpaquePointer) {
         let request = ServerRequest(raw: raw, server: self)
-        if let conn = evhttp_request_get_connection(raw), !knownConnections.contains(conn) {
-            if openConnections >= limits.maxConnections {
+        let connection = requestStarted(raw)
+        if let connection, connection.requests == 1, let conn = evhttp_request_get_connection(raw) {
+            if connections.count > limits.maxConnections {
                 request.sendError(503, "too many connections", close: true)
                 return
             }
-            knownConnections.insert(conn)
-            openConnections += 1
             if let bev = evhttp_connection_get_bufferevent(conn) {
                 // Responses end with a small write (see ServerRequest.writeFile); with Nagle's
                 // algorithm it would wait for the client's delayed ACK, 40 ms per response.
@@ -71,6 +116,11 @@ public final class HTTPServer {
                 Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(conn)
             }, Unmanaged.passUnretained(self).toOpaque())
         }
+        if let problem = RequestFraming.problem(major: request.versionMajor, minor: request.versionMinor, headers: request.headers) {
+            // The framing is in doubt, so the rest of the connection's bytes can not be trusted.
+            request.sendError(problem.status, problem.reason, close: true)
+            return
+        }
         if request.uri.utf8.count > limits.maxURILength {
             request.sendError(414, "request-target longer than \(limits.maxURILength) bytes")
             return
@@ -78,9 +128,10 @@ public final class HTTPServer {
         handler(request)
     }
 
-    /// The per-connection close callback: forwards to the request in flight, if any.
-    private func connectionClosed(_ conn: OpaquePointer) {
-        if knownConnections.remove(conn) != nil { openConnections -= 1 }
+    /// The per-connection close callback: forgets the connection and forwards to the request in
+    /// flight, if any.
+    func connectionClosed(_ conn: OpaquePointer) {
+        connectionFreed(conn)
         if let active = activeRequests[conn] {
             activeRequests[conn] = nil
             active.connectionClosed()

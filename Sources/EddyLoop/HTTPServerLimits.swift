@@ -10,6 +10,9 @@ public struct HTTPServerLimits: Sendable {
     public var maxConnections: Int = 4096
     /// Seconds a connection may sit idle (no read or write progress) before it is closed.
     public var idleTimeout: Int = 60
+    /// Seconds from the first byte of a request to the end of its headers; bytes arriving do not
+    /// extend it, so a client trickling a header (slowloris) is closed after this long.
+    public var headerTimeout: Int = 10
 
     public init() {}
 }

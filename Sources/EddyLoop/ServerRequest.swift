@@ -22,6 +22,8 @@ public final class ServerRequest {
     public let peer: String
     /// HTTP version, e.g. "HTTP/1.1".
     public let version: String
+    /// The version's numbers, for the framing checks.
+    public let versionMajor: Int, versionMinor: Int
     /// Called once when the client connection closes before `end()`; the body can no longer be sent.
     public var onClose: (() -> Void)?
     /// Called when the output buffer has drained below the low watermark after a `write`.
@@ -72,6 +74,8 @@ public final class ServerRequest {
         peer = addr.map { String(cString: $0) } ?? "-"
         var major: CChar = 1, minor: CChar = 1
         eddy_evhttp_request_version(raw, &major, &minor)
+        versionMajor = Int(major)
+        versionMinor = Int(minor)
         switch (major, minor) {
         case (1, 1): version = "HTTP/1.1"
         case (1, 0): version = "HTTP/1.0"
@@ -128,6 +132,7 @@ public final class ServerRequest {
     /// Hands `buf` to evhttp as the whole body (evhttp moves its chains; the caller frees it).
     private func sendReply(status: Int, _ buf: OpaquePointer?) {
         bodyBytesSent = evbuffer_get_length(buf)
+        server.requestFinished(raw)
         evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
         headSent = true
         isFinished = true
@@ -270,6 +275,7 @@ public final class ServerRequest {
         guard headSent, !isFinished else { return }
         isFinished = true
         onDrained = nil
+        server.requestFinished(raw)
         if let conn = evhttp_request_get_connection(raw) {
             if server.activeRequests[conn] === self { server.activeRequests[conn] = nil }
             // evhttp_send_reply_end finishes the request from the write callback, which fires at the

@@ -10,6 +10,8 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case transfer(String)
     /// eddy cancelled it.
     case cancelled
+    /// The upstream gate (allow-list and address policy) refused the URL; nothing was sent.
+    case refused(String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case let .timeout(m): return "timeout: \(m)"
         case let .transfer(m): return "transfer: \(m)"
         case .cancelled: return "cancelled"
+        case let .refused(m): return "refused: \(m)"
         }
     }
 

@@ -29,6 +29,8 @@ public final class UpstreamTransfer {
     private var headDelivered = false
     private var cancelled = false
     private var blockedAddress = false
+    /// Set when the gate refused the URL: the transfer never reaches curl and ends with `.refused`.
+    private(set) var refusal: String?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
     /// What the body callback wants done with a chunk.
@@ -44,9 +46,18 @@ public final class UpstreamTransfer {
         public init() {}
     }
 
+    /// Seconds the transfer may wait for a connection (a free slot, DNS, TCP, TLS) before its
+    /// request goes out; enforced by `CurlMulti`, since curl does not count the wait for a slot.
+    let connectTimeout: Double
+    /// When `start()` was called (monotonic seconds).
+    var startedAt = 0.0
+    /// True once the final response head arrived.
+    var hasHead: Bool { headDelivered }
+
     public init(multi: CurlMulti, request: UpstreamRequest, timeouts: Timeouts = Timeouts()) {
         self.multi = multi
         self.request = request
+        connectTimeout = Double(timeouts.connect)
         easy = curl_easy_init()
         let me = Unmanaged.passUnretained(self).toOpaque()
         setString(CURLOPT_URL, request.url.description)
@@ -75,7 +86,15 @@ public final class UpstreamTransfer {
             return t.headerLine(UnsafeRawBufferPointer(start: ptr, count: size * n)) ? size * n : 0
         }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me)
-        if request.refuseInternalAddresses {
+        // Every transfer passes the multi's gate, whoever created it (RFC-agnostic SSRF defence:
+        // prefetch, revalidation and resumed fills are checked exactly like a client's request).
+        var refuseInternal = request.refuseInternalAddresses
+        switch multi.gate?.check(request.url) {
+        case let .allow(checkAddress)?: refuseInternal = refuseInternal || checkAddress
+        case let .refuse(reason)?: refusal = reason
+        case nil: break
+        }
+        if refuseInternal {
             eddy_curl_easy_setopt_opensocket(easy) { clientp, purpose, addr in
                 let t = Unmanaged<UpstreamTransfer>.fromOpaque(clientp!).takeUnretainedValue()
                 return t.openSocket(addr!)
@@ -104,7 +123,18 @@ public final class UpstreamTransfer {
     }
 
     /// Starts the transfer.
-    public func start() { multi.start(self) }
+    public func start() {
+        startedAt = EventLoop.monotonic()
+        multi.start(self)
+    }
+
+    /// True once curl has a connection for this transfer and is about to send the request
+    /// (CURLINFO_PRETRANSFER_TIME is set then, also on a reused connection).
+    var requestSent: Bool {
+        var t: curl_off_t = 0
+        eddy_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &t)
+        return t > 0
+    }
 
     /// Stops the transfer; `onComplete` is not called afterwards.
     public func cancel() {
@@ -127,18 +157,19 @@ public final class UpstreamTransfer {
     }
 
     private func openSocket(_ addr: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
-        var internalAddress = true
         let family = addr.pointee.family
-        withUnsafeBytes(of: &addr.pointee.addr) { raw in
-            if family == AF_INET {
-                let sin = raw.load(as: sockaddr_in.self)
-                let bytes = withUnsafeBytes(of: sin.sin_addr) { Array($0) }
-                internalAddress = AddressPolicy.isInternal(ipv4: bytes)
-            } else if family == AF_INET6 {
-                let sin6 = raw.load(as: sockaddr_in6.self)
-                let bytes = withUnsafeBytes(of: sin6.sin6_addr) { Array($0) }
-                internalAddress = AddressPolicy.isInternal(ipv6: bytes)
-            }
+        // `curl_sockaddr.addr` is declared as a 16-byte `struct sockaddr`, but curl stores the whole
+        // address there and gives its real length in `addrlen`: an IPv6 address (28 bytes) runs past
+        // the declared field. Read by family and by `addrlen` from the field's address, never more.
+        let length = Int(addr.pointee.addrlen)
+        let base = UnsafeMutableRawPointer(addr) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
+        var internalAddress = true
+        if family == AF_INET && length >= MemoryLayout<sockaddr_in>.size {
+            let sin = base.loadUnaligned(as: sockaddr_in.self)
+            internalAddress = AddressPolicy.isInternal(ipv4: withUnsafeBytes(of: sin.sin_addr) { Array($0) })
+        } else if family == AF_INET6 && length >= MemoryLayout<sockaddr_in6>.size {
+            let sin6 = base.loadUnaligned(as: sockaddr_in6.self)
+            internalAddress = AddressPolicy.isInternal(ipv6: withUnsafeBytes(of: sin6.sin6_addr) { Array($0) })
         }
         if internalAddress {
             blockedAddress = true
@@ -192,6 +223,7 @@ public final class UpstreamTransfer {
         onHead = nil
         onData = nil
         if code == CURLE_OK { done(nil); return }
+        if let refusal { done(.refused(refusal)); return }
         let message = String(cString: curl_easy_strerror(code))
         if blockedAddress { done(.internalAddress); return }
         switch code {

@@ -26,12 +26,16 @@ final class CacheExchange {
     private var cacheStatus = CacheStatus(forward: .miss)
     private var streaming = false
     private var done = false
+    /// True once the response is complete or abandoned.
+    var isDone: Bool { done }
     private var bytesServed = 0
     private var bytesAtStart = ByteRangeSet()
     private var noProgressFills = 0
     private var lastFillPos = -1
     private var retryTimer: LoopTimer?
     private var countedCoalesce = false
+    /// Set once this response has asked the origin about the stored version (see `validateBeforeHead`).
+    private var validated = false
     /// Set when the whole body was on disk when the response started.
     private var allFromCache = false
     /// Serving an HLS playlist: the whole body is needed before it can be rewritten and sent.
@@ -61,7 +65,7 @@ final class CacheExchange {
     // MARK: - resolving
 
     func begin() {
-        proxy.prefetch(after: key, checkAddress: checkAddress)
+        proxy.prefetch(after: key)
         let now = proxy.loop.wallClock()
         if let r = proxy.store.lookup(key, now: now) {
             resource = r
@@ -278,7 +282,12 @@ final class CacheExchange {
     private func startStreaming(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
         guard let r = resource else { return }
         var extra = extra
+        if !r.unverified.isEmpty, pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
+            // A small body about to go out in one reply: check it first (see CacheStore.verify).
+            _ = proxy.store.verify(r, range)
+        }
         let covered = coverage()
+        if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
         if covered && cacheStatus.forward != .uriMiss {
             cacheStatus.forward = nil // every byte asked for is on disk: a hit
         } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
@@ -329,6 +338,31 @@ final class CacheExchange {
         pump()
     }
 
+    /// A response that needs bytes the cache lacks asks the origin for the first missing block
+    /// before it sends its head, and waits for that answer (self-healing, as ATS does on a
+    /// validator mismatch). If the origin's representation changed since the stored bytes were
+    /// fetched, its answer (200 to If-Range) replaces them, and this response is then wholly of
+    /// the new version instead of being cut off mid-body. Skipped when the origin was just asked
+    /// (discovery, revalidation) or a fill of this version is already streaming.
+    /// Returns true when such a fill was started; `resourceReady` calls `respond` again.
+    private func validateBeforeHead(_ r: CachedResource) -> Bool {
+        guard !validated, !isHead, cacheStatus.forward == nil || cacheStatus.forward == .partial,
+              r.meta.ifRangeValidator != nil, !ResourceFills.of(r).storeBroken else { return false }
+        validated = true
+        let fills = ResourceFills.of(r)
+        if fills.fills.contains(where: { $0.version == r.version && $0.state == .streaming }) { return false }
+        var gap: (at: Int, end: Int)?
+        for case let .resource(range) in pieces {
+            let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
+            if range.lowerBound < end, let g = r.confirmed.gaps(in: range.lowerBound..<end).first { gap = (g.lowerBound, end); break }
+        }
+        guard let gap else { return false }
+        let fill = startRangeFill(r, at: gap.at, end: gap.end)
+        fill.headWaiters.append(self)
+        pieces = []
+        return true
+    }
+
     // MARK: - streaming
 
     /// The bytes this response still needs, from far enough behind its position to cover what is
@@ -364,6 +398,9 @@ final class CacheExchange {
                 let available = availableBytes(r, at: pos)
                 if available == 0 { waitForBytes(r, end: end); return }
                 let n = Swift.min(available, end - pos, CacheExchange.stepBytes)
+                // Bytes read back from the index are checked once per run before they are served;
+                // a damaged block is dropped, and the loop then finds it missing and fetches it.
+                if !r.unverified.isEmpty && !proxy.store.verify(r, pos..<(pos + n)) { continue }
                 send(r, offset: pos, count: n)
                 pos += n
                 bytesServed += n
@@ -454,11 +491,19 @@ final class CacheExchange {
             abort("resource has no validator; cannot resume a partial body")
             return
         }
+        startRangeFill(r, at: pos, end: end)
+    }
+
+    /// Starts a fill from the block holding `offset` up to the next stored byte, the next fill's
+    /// start, `end` or the resource's end, whichever comes first.
+    @discardableResult
+    private func startRangeFill(_ r: CachedResource, at offset: Int, end: Int) -> FillSession {
+        let fills = ResourceFills.of(r)
         let b = CacheStore.blockSize
-        let first = pos / b * b
+        let first = offset / b * b
         var last: Int? = end == Int.max ? nil : ((end - 1) / b + 1) * b - 1
-        if let next = r.confirmed.nextStored(from: pos) { last = Swift.min(last ?? Int.max, next - 1) }
-        for f in fills.fills where f.state.isActive && f.start > pos { last = Swift.min(last ?? Int.max, f.start - 1) }
+        if let next = r.confirmed.nextStored(from: offset) { last = Swift.min(last ?? Int.max, next - 1) }
+        for f in fills.fills where f.state.isActive && f.start > offset { last = Swift.min(last ?? Int.max, f.start - 1) }
         if let len = r.meta.length { last = Swift.min(last ?? (len - 1), len - 1) }
         // A running fill heading through our block would fetch the same bytes: stop it at `first`.
         for f in fills.fills where f.state.isActive && f.start < first && (f.end ?? Int.max) > first && f.cursor <= first {
@@ -469,12 +514,14 @@ final class CacheExchange {
         fill.owner = self
         fills.fills.append(fill)
         fill.begin()
+        return fill
     }
 
     // MARK: - playlists
 
     /// Sends the playlist rewritten so every URI goes through eddy, once all its bytes are on disk.
     private func servePlaylist(_ r: CachedResource) {
+        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.store.verify(r, 0..<len) }
         guard r.isComplete else {
             if cacheStatus.forward == nil { cacheStatus.forward = .partial }
             let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }

@@ -38,6 +38,7 @@ public enum ConfigFile {
             case "max_uri_length": c.limits.maxURILength = try size(value, key)
             case "max_connections": c.limits.maxConnections = try int(value, key)
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
+            case "header_timeout": c.limits.headerTimeout = try int(value, key)
             case "prefetch_segments": c.prefetchSegments = try int(value, key)
             case "cache_keys":
                 guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }

@@ -12,7 +12,9 @@ final class FillSession {
     let key: String
     let url: UpstreamURL
     let kind: FillKind
-    private(set) var state: FillState = .awaitingHead
+    private(set) var state: FillState = .awaitingHead {
+        didSet { if !state.isActive { proxy.liveFills[ObjectIdentifier(self)] = nil } }
+    }
     /// The resource written, nil while a discovery fill awaits its head.
     private(set) var resource: CachedResource?
     /// The version being written; bytes of another version are never mixed in.
@@ -26,6 +28,8 @@ final class FillSession {
     private(set) var dataStart: Int
     /// Everything below this offset (from `dataStart`) has been confirmed.
     private var confirmedUpTo = 0
+    /// CRC-32 of each block as it is written, recorded when the block is confirmed.
+    private var checksums = BlockChecksums()
     /// Bytes written but not yet confirmed: readers may take them from here (the confirmed ones
     /// are in the resource's set, which eviction keeps honest).
     var unconfirmedWindow: Range<Int> {
@@ -99,6 +103,7 @@ final class FillSession {
     }
 
     func begin() {
+        proxy.liveFills[ObjectIdentifier(self)] = self
         startedAt = EventLoop.monotonic()
         proxy.metrics.upstreamFetches += 1
         transfer?.start()
@@ -215,7 +220,9 @@ final class FillSession {
         }
         version = r.version
         attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
-        if kind == .revalidation { finishRevalidation(fills) }
+        // Revalidations, and range fills a response waits on before its head (see
+        // CacheExchange.validateBeforeHead), release their waiters now that the version is known.
+        finishRevalidation(fills)
         return true
     }
 
@@ -280,6 +287,7 @@ final class FillSession {
             proxy.storeFailed(r)
             return .abort
         }
+        checksums.add(chunk, at: cursor)
         cursor += chunk.count
         confirmBlocks(r)
         ResourceFills.of(r).wake()
@@ -299,7 +307,7 @@ final class FillSession {
         let hi: Int
         if let len = r.meta.length, cursor == len { hi = len } else { hi = cursor / b * b }
         if hi > lo {
-            proxy.store.confirm(r, lo..<hi)
+            proxy.store.confirm(r, lo..<hi, checksums: checksums.take(lo..<hi))
             confirmedUpTo = hi
         }
     }
@@ -369,4 +377,13 @@ final class FillSession {
 
     /// Stops the fill (the resource was dropped).
     func cancel() { fail("cancelled") }
+
+    /// Since when no response has waited on this fill or read its resource (nil while one does).
+    var unwantedSince: Double?
+
+    /// True while a response waits for this fill's head or reads its resource.
+    var isWanted: Bool {
+        if headWaiters.contains(where: { !$0.isDone }) { return true }
+        return (resource?.readers ?? 0) > 0
+    }
 }

@@ -28,7 +28,7 @@ extension Proxy {
 
     /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
     func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
-        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes else { return nil }
+        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes, store.verify(r, 0..<len) else { return nil }
         var buf = [UInt8](repeating: 0, count: len)
         let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, len, 0) }
         guard n == len else { return nil }
@@ -57,12 +57,18 @@ extension Proxy {
 
     /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
     /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
-    func prefetch(after key: String, checkAddress: Bool) {
+    func prefetch(after key: String) {
         guard config.prefetchSegments > 0, store.isAvailable, hls.hasSegments else { return }
         let now = loop.wallClock()
         for next in hls.segments(after: key) {
             let k = next.description
             if discovering[k] != nil { continue }
+            // A playlist may name any URL; prefetch fetches only what the gate allows, with the
+            // address check the gate asks for (the playlist request's own does not carry over).
+            guard case let .allow(checkAddress) = resolver.gate.check(next) else {
+                logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
+                continue
+            }
             if let r = store.lookup(k, now: now) {
                 let fills = ResourceFills.of(r)
                 guard !r.isComplete, fills.fills.isEmpty, r.meta.ifRangeValidator != nil,

@@ -32,6 +32,8 @@ public final class Proxy {
     private var inFlight: Int { active.count }
     /// Discovery fills by cache key: later requests for the same URL wait on them.
     var discovering: [String: FillSession] = [:]
+    /// Every fill whose transfer is in flight.
+    var liveFills: [ObjectIdentifier: FillSession] = [:]
     /// Consecutive failed fills at one offset before a response gives up.
     let maxResumes = 4
     let via: String
@@ -51,6 +53,11 @@ public final class Proxy {
         curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
         memory = MemoryTier(budget: config.memoryCache)
         resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
+        // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
+        curl.gate = resolver.gate
+        curl.onRefused = { [logger] url, why in
+            logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)"])
+        }
         accessLog = try AccessLog(path: config.accessLog)
         via = "1.1 \(config.name)"
         store.isInUse = { r in r.readers > 0 || ((r.attachment as? ResourceFills)?.isBusy ?? false) }
@@ -58,6 +65,7 @@ public final class Proxy {
         store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
         server.handler = { [unowned self] in handle($0) }
+        server.onWarning = { [logger] in logger.warning("\($0)") }
         if let admin = config.admin {
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)
             s.handler = { [unowned self] in handleAdmin($0) }
@@ -66,6 +74,7 @@ public final class Proxy {
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             store.flush()
             accessLog.flush()
+            stopUnwantedFills()
         }
         flushTimer.schedule(after: 0.5)
         for sig in [SIGTERM, SIGINT] {
@@ -165,7 +174,10 @@ public final class Proxy {
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
             ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
-            ("eddy_client_connections", "Client connections with a request", server.openConnections),
+            ("eddy_client_connections", "Open client connections", server.openConnections),
+            ("eddy_header_timeouts_total", "Connections closed for slow request headers", server.headerTimeouts),
+            ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", server.shed),
+            ("eddy_accept_failures_total", "accept() failures for lack of descriptors", server.acceptFailures),
             ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
         ])
         var h = HTTPHeaders()
@@ -304,9 +316,30 @@ public final class Proxy {
     /// True when a fill on `r` should wait: the cache is at its limit and no response is blocked
     /// on the bytes (a blocked one always gets its bytes, so nothing can deadlock).
     func shouldThrottle(_ r: CachedResource) -> Bool {
-        guard store.maxSize > 0, store.totalBytes >= store.maxSize else { return false }
+        guard store.maxSize > 0, store.totalBytes >= store.budget else { return false }
         return ResourceFills.of(r).waiters.isEmpty
     }
+
+    /// A fill nobody waits for finishes the block it is in and stops (see FillSession.received);
+    /// on a slow origin that block may take hours while the fill holds one of the origin's
+    /// connections. So a fill unwanted for `unwantedGrace` seconds is stopped wherever it is;
+    /// a prefetch (wanted by nobody yet, by design) gets four stall timeouts.
+    private func stopUnwantedFills() {
+        guard !liveFills.isEmpty else { return }
+        let now = EventLoop.monotonic()
+        var stop: [FillSession] = []
+        for f in liveFills.values {
+            if f.isWanted { f.unwantedSince = nil; continue }
+            guard let since = f.unwantedSince else { f.unwantedSince = now; continue }
+            let grace = f.isPrefetch ? 4 * Double(config.upstreamTimeouts.stall) : Proxy.unwantedGrace
+            if now - since > grace { stop.append(f) }
+        }
+        for f in stop {
+            logger.debug("stopping a fill nobody waits for", metadata: ["url": "\(f.url)"])
+            f.cancel()
+        }
+    }
+    static let unwantedGrace = 2.0
 
     private var pausedFills: [FillSession] = []
     private lazy var resumeTimer = LoopTimer(loop: loop) { [unowned self] in resumeFills() }

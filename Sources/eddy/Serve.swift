@@ -52,6 +52,18 @@ extension Eddy {
         @Flag(name: .long, help: "HLS: keep AES-128 keys in the cache (by default they are always fetched from the origin).")
         var cacheKeys = false
 
+        @Option(name: .long, help: "Seconds a client has from the first byte of a request to the end of its headers. (default: 10)")
+        var headerTimeout: Int?
+
+        @Option(name: .long, help: "Seconds to connect to an origin, including the wait for a free connection slot. (default: 10)")
+        var connectTimeout: Int?
+
+        @Option(name: .long, help: "Seconds an upstream transfer may go without receiving a byte before it is cut. (default: 30)")
+        var stallTimeout: Int?
+
+        @Option(name: .long, help: "Connections per origin host. (default: 16)")
+        var maxUpstreamPerHost: Int?
+
         @Option(name: .long, help: "CA bundle (PEM) to verify HTTPS origins with, instead of the system's.")
         var caFile: String?
 
@@ -62,6 +74,10 @@ extension Eddy {
             if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
             if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
             if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
+            for (name, v) in [("--header-timeout", headerTimeout), ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout),
+                              ("--max-upstream-per-host", maxUpstreamPerHost)] {
+                if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
+            }
             for o in origin { _ = try wrap { try ConfigFile.route(spec: o) } }
             for p in allowHost { _ = try wrap { try ConfigFile.hostPattern(p) } }
         }
@@ -85,6 +101,10 @@ extension Eddy {
             if let logLevel { c.logLevel = logLevel }
             if let caFile { c.upstreamTimeouts.caFile = caFile }
             if let prefetchSegments { c.prefetchSegments = prefetchSegments }
+            if let headerTimeout { c.limits.headerTimeout = headerTimeout }
+            if let connectTimeout { c.upstreamTimeouts.connect = connectTimeout }
+            if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }
+            if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
             if cacheKeys { c.cacheKeys = true }
             return c
         }

@@ -20,7 +20,17 @@ final class CacheStoreTests: XCTestCase {
     // MARK: helpers
 
     private func openStore(maxSize: Int = 0) throws -> CacheStore {
-        try CacheStore(directory: directory, maxSize: maxSize, logger: logger)
+        let store = try CacheStore(directory: directory, maxSize: maxSize, logger: logger)
+        // These caches hold a few kB, less than the index itself: count data only.
+        store.countsIndexInLimit = false
+        return store
+    }
+
+    /// Writes `range` (pattern bytes) and confirms it: a reopened store keeps only confirmed bytes
+    /// its data file really holds.
+    private func writeAndConfirm(_ store: CacheStore, _ r: CachedResource, _ range: Range<Int>) {
+        write(store, r, at: range.lowerBound, pattern(range.count))
+        store.confirm(r, range)
     }
 
     private func meta(length: Int? = 1000, etag: String? = "\"v1\"", storedAt: Int = 1_700_000_000) -> ResourceMeta {
@@ -133,12 +143,12 @@ final class CacheStoreTests: XCTestCase {
             let store = try openStore()
             let r = store.insert(key: key, meta: meta(), now: 1)
             write(store, r, at: 0, pattern(1000))
-            store.confirm(r, 0..<1000)
+            writeAndConfirm(store, r, 0..<1000)
             store.flush()
             // The serial index queue runs the first job before the waited one. (A waited flush with
             // nothing dirty returns at once without draining the queue, so dirty something.)
             let o = store.insert(key: key + "?2", meta: meta(), now: 2)
-            store.confirm(o, 0..<10)
+            writeAndConfirm(store, o, 0..<10)
             store.flush(wait: true)
         }
         let reopened = try openStore()
@@ -162,7 +172,7 @@ final class CacheStoreTests: XCTestCase {
         do {
             let store = try openStore()
             let r = store.insert(key: key, meta: meta(), now: 1)
-            store.confirm(r, 0..<1000)
+            writeAndConfirm(store, r, 0..<1000)
             store.flush(wait: true)
             store.refresh(r, meta: m2)
             store.flush(wait: true)
@@ -224,7 +234,7 @@ final class CacheStoreTests: XCTestCase {
             let store = try openStore()
             let r = store.insert(key: key, meta: meta(), now: 1)
             write(store, r, at: 0, pattern(1000))
-            store.confirm(r, 0..<1000)
+            writeAndConfirm(store, r, 0..<1000)
             store.flush(wait: true)
             path = store.path(r)
             store.remove(r)
@@ -248,7 +258,7 @@ final class CacheStoreTests: XCTestCase {
             let store = try openStore()
             let r = store.insert(key: key, meta: meta(), now: 1)
             write(store, r, at: 0, pattern(1000))
-            store.confirm(r, 0..<1000)
+            writeAndConfirm(store, r, 0..<1000)
             store.flush(wait: true)
             store.remove(r)
             XCTAssertNil(store.lookup(key, now: 2))
@@ -263,7 +273,7 @@ final class CacheStoreTests: XCTestCase {
         do {
             let store = try openStore()
             let old = store.insert(key: key, meta: meta(), now: 1)
-            store.confirm(old, 0..<1000)
+            writeAndConfirm(store, old, 0..<1000)
             store.flush(wait: true)
             let new = store.insert(key: key, meta: meta(etag: "\"v2\""), now: 2)
             XCTAssertNotEqual(new.id, old.id)
@@ -284,12 +294,12 @@ final class CacheStoreTests: XCTestCase {
         var evicted: [Int] = []
         store.onEvict = { evicted.append($0) }
         let a = store.insert(key: "k/a", meta: meta(), now: 100)
-        store.confirm(a, 0..<1000)
+        writeAndConfirm(store, a, 0..<1000)
         let b = store.insert(key: "k/b", meta: meta(), now: 200)
-        store.confirm(b, 0..<1000)
+        writeAndConfirm(store, b, 0..<1000)
         XCTAssertEqual(evicted, [])
         let c = store.insert(key: "k/c", meta: meta(), now: 300)
-        store.confirm(c, 0..<1000)
+        writeAndConfirm(store, c, 0..<1000)
 
         XCTAssertEqual(evicted, [1000])
         XCTAssertEqual(store.totalBytes, 2000)
@@ -309,13 +319,13 @@ final class CacheStoreTests: XCTestCase {
     func test_confirm_overMaxSize_skipsPinnedResource() throws {
         let store = try openStore(maxSize: 2500)
         let a = store.insert(key: "k/a", meta: meta(), now: 100)
-        store.confirm(a, 0..<1000)
+        writeAndConfirm(store, a, 0..<1000)
         store.setPinned(a, true)
         XCTAssertTrue(a.pinned)
         let b = store.insert(key: "k/b", meta: meta(), now: 200)
-        store.confirm(b, 0..<1000)
+        writeAndConfirm(store, b, 0..<1000)
         let c = store.insert(key: "k/c", meta: meta(), now: 300)
-        store.confirm(c, 0..<1000)
+        writeAndConfirm(store, c, 0..<1000)
 
         XCTAssertEqual(a.confirmed.ranges, [0..<1000], "pinned, though least recently used")
         XCTAssertTrue(b.confirmed.isEmpty, "the oldest unpinned resource goes")
@@ -332,12 +342,12 @@ final class CacheStoreTests: XCTestCase {
     func test_confirm_overMaxSize_skipsResourceInUse() throws {
         let store = try openStore(maxSize: 2500)
         let a = store.insert(key: "k/a", meta: meta(), now: 100)
-        store.confirm(a, 0..<1000)
+        writeAndConfirm(store, a, 0..<1000)
         a.readers = 1
         let b = store.insert(key: "k/b", meta: meta(), now: 200)
-        store.confirm(b, 0..<1000)
+        writeAndConfirm(store, b, 0..<1000)
         let c = store.insert(key: "k/c", meta: meta(), now: 300)
-        store.confirm(c, 0..<1000)
+        writeAndConfirm(store, c, 0..<1000)
         XCTAssertEqual(a.confirmed.ranges, [0..<1000])
         XCTAssertTrue(b.confirmed.isEmpty)
     }
@@ -345,12 +355,12 @@ final class CacheStoreTests: XCTestCase {
     func test_touch_recentAccess_changesEvictionOrder() throws {
         let store = try openStore(maxSize: 2500)
         let a = store.insert(key: "k/a", meta: meta(), now: 100)
-        store.confirm(a, 0..<1000)
+        writeAndConfirm(store, a, 0..<1000)
         let b = store.insert(key: "k/b", meta: meta(), now: 200)
-        store.confirm(b, 0..<1000)
+        writeAndConfirm(store, b, 0..<1000)
         store.touch(a, now: 250)
         let c = store.insert(key: "k/c", meta: meta(), now: 300)
-        store.confirm(c, 0..<1000)
+        writeAndConfirm(store, c, 0..<1000)
         XCTAssertEqual(a.confirmed.ranges, [0..<1000])
         XCTAssertTrue(b.confirmed.isEmpty)
     }

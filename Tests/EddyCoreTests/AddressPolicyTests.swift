@@ -56,7 +56,8 @@ final class AddressPolicyTests: XCTestCase {
         XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0x2001, 0x4860, 0x4860, 0, 0, 0, 0, 0x8888])), "2001:4860:4860::8888")
         XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0x2606, 0x4700, 0, 0, 0, 0, 0, 0x1111])), "2606:4700::1111")
         XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0, 0, 0, 0, 0, 0xFFFF, 0x0808, 0x0808])), "::ffff:8.8.8.8")
-        XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0xFEC0, 0, 0, 0, 0, 0, 0, 1])), "fec0::1 is outside fe80::/10")
+        XCTAssertTrue(AddressPolicy.isInternal(ipv6: v6([0xFEC0, 0, 0, 0, 0, 0, 0, 1])), "fec0::1: deprecated site-local (RFC 3879), not routable")
+        XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0xFE00, 0, 0, 0, 0, 0, 0, 1])), "fe00::1 is outside fe80::/10")
         XCTAssertFalse(AddressPolicy.isInternal(ipv6: v6([0xFB00, 0, 0, 0, 0, 0, 0, 1])), "fb00::1 is outside fc00::/7")
     }
 
@@ -84,6 +85,17 @@ final class AddressPolicyTests: XCTestCase {
             XCTAssertTrue(AddressPolicy.isInternalLiteral(host: h), h)
         }
         XCTAssertFalse(AddressPolicy.isInternalLiteral(host: "2001:db8::1"))
+    }
+
+    func test_isInternalLiteral_everyLoopbackSpelling_isInternal() {
+        for h in ["0:0:0:0:0:0:0:1", "0000::0001", "::127.0.0.1", "0:0:0:0:0:ffff:7f00:1", "::ffff:7f00:1", "::1%25lo",
+                  "::1%lo", "0:0::1", "::0:1", "::ffff:0:127.0.0.1", "64:ff9b::127.0.0.1", "2002:7f00:1::", "2002:0a00:0001::1",
+                  "fec0::1", "FE80:0:0:0:0:0:0:1", "[::1]", "::1:", ":::1", "1::2::3", "zz::1", "localhost.", "a.localhost."] {
+            XCTAssertTrue(AddressPolicy.isInternalLiteral(host: h), h)
+        }
+        for h in ["2001:4860:4860::8888", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:0808:0808::1"] {
+            XCTAssertFalse(AddressPolicy.isInternalLiteral(host: h), h)
+        }
     }
 
     func test_isInternalLiteral_publicNames_areLeftToResolution() {

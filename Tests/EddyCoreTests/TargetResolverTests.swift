@@ -49,6 +49,26 @@ final class TargetResolverTests: XCTestCase {
         assertRefused(r.resolve("/caf\u{E9}"), 400)
     }
 
+    func test_resolve_climbOutOfTheRoute_is400() {
+        let r = resolver(routes: [("/v/", "http://origin.example/public")])
+        for t in ["/v/../private/secret.txt", "/v/%2e%2e/private/secret.txt", "/v/.%2e/private/secret.txt", "/v/%2E%2E/private",
+                  "/v/..%2fprivate/secret.txt", "/v/..%2Fprivate", "/v/a/../../private/secret.txt", "/v/..%5cprivate", "/v/..\\private"] {
+            assertRefused(r.resolve(t), 400)
+        }
+    }
+
+    func test_resolve_dotSegmentsInsideTheRoute_areResolved() {
+        let r = resolver(routes: [("/v/", "http://origin.example/public")])
+        XCTAssertEqual(r.resolve("/v/sub/../ok.txt"), .upstream(url: u("http://origin.example/public/ok.txt"), form: .mapped, checkAddress: false))
+        XCTAssertEqual(r.resolve("/v/./a/%2e/b%2Ebin?q=/../"),
+                       .upstream(url: u("http://origin.example/public/a/b.bin?q=/../"), form: .mapped, checkAddress: false))
+    }
+
+    func test_eddyTarget_urlWithUnreservedEscapes_roundTripsToTheEquivalentURL() {
+        let r = resolver(routes: [("/v/", "http://origin.example/public")])
+        XCTAssertEqual(r.eddyTarget(for: u("http://origin.example/public/%7Euser/a.ts"), form: .mapped), "/v/%7Euser/a.ts")
+    }
+
     func test_resolve_noOrigin_is404() {
         assertRefused(resolver().resolve("/movies/a.mp4"), 404)
         assertRefused(resolver(routes: [("/cdn1/", "http://cdn1.example.com/")]).resolve("/cdn2/a"), 404)

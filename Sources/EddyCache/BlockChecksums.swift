@@ -1,0 +1,57 @@
+import CSystem
+
+/// The CRC-32 of each block a fill writes, computed as the bytes pass through on their way to
+/// the data file, so a confirmed block's checksum costs no extra read. Only blocks written whole
+/// from their first byte, in order, get one; `CacheStore.confirm` records them with the block.
+public struct BlockChecksums {
+    /// Checksums of completed blocks not yet taken, by block number.
+    private var completed: [Int: UInt32] = [:]
+    /// The block being accumulated, and the offset its next byte must have.
+    private var block = -1
+    private var next = -1
+    private var crc: UInt32 = 0
+    /// False when the current block's first bytes were not seen: it gets no checksum.
+    private var whole = false
+
+    public init() {}
+
+    /// Adds `bytes` written at `offset`.
+    public mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        let size = CacheStore.blockSize
+        var off = offset
+        var start = 0
+        while start < bytes.count {
+            let b = off / size
+            let n = Swift.min(bytes.count - start, (b + 1) * size - off)
+            if b != block || off != next {
+                block = b
+                whole = off == b * size
+                crc = 0
+            }
+            if whole { crc = UInt32(truncatingIfNeeded: eddy_crc32(UInt(crc), bytes.baseAddress! + start, UInt(n))) }
+            off += n
+            start += n
+            next = off
+            if off == (b + 1) * size {
+                if whole { completed[b] = crc }
+                block = -1
+            }
+        }
+    }
+
+    /// The checksums of the blocks in `range` (block-aligned, as confirmed), removing them; a short
+    /// last block ending at `range.upperBound` counts when it was written whole.
+    public mutating func take(_ range: Range<Int>) -> [Int: UInt32] {
+        guard !range.isEmpty else { return [:] }
+        let size = CacheStore.blockSize
+        var out: [Int: UInt32] = [:]
+        for b in (range.lowerBound / size)...((range.upperBound - 1) / size) {
+            if let c = completed.removeValue(forKey: b) {
+                out[b] = c
+            } else if b == block, whole, next == range.upperBound {
+                out[b] = crc
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,75 @@
+import CSystem
+import EddyCore
+import Foundation
+
+/// Damage to the cache on disk: a data file deleted or truncated behind eddy's back, or bytes
+/// flipped on a cheap disk or SD card. Damaged blocks are dropped from the index and fetched
+/// again; they are never served. Each damaged resource is logged once.
+extension CacheStore {
+    /// Opens the data file of a resource read back from the index, and drops what the file can
+    /// not hold: everything if it is missing, the bytes past its end if it is shorter.
+    func openStoredFile(_ r: CachedResource) {
+        let p = path(r)
+        let fd = open(p, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT && !r.confirmed.isEmpty { dropDamaged(r, 0..<Int.max, reason: "data file missing") }
+            openFile(r)
+            return
+        }
+        r.fd = fd
+        var st = stat()
+        if fstat(fd, &st) == 0, let end = r.confirmed.ranges.last?.upperBound, Int(st.st_size) < end {
+            dropDamaged(r, Int(st.st_size)..<Int.max, reason: "data file truncated")
+        }
+    }
+
+    /// Checks the blocks of `range` that were read back from the index and not yet checked in this
+    /// run against their stored CRC-32s (one read of each such block, once). Drops damaged blocks.
+    /// Returns false when some block in `range` turned out damaged: its bytes are missing now.
+    public func verify(_ r: CachedResource, _ range: Range<Int>) -> Bool {
+        guard !r.unverified.isEmpty, !range.isEmpty else { return true }
+        let pending = r.unverified.intersection(range)
+        guard !pending.isEmpty else { return true }
+        if r.knownChecksums == nil {
+            r.knownChecksums = (try? index.checksums(id: r.id, version: r.version)) ?? [:]
+        }
+        let b = CacheStore.blockSize
+        var intact = true
+        for span in pending.ranges {
+            for block in (span.lowerBound / b)...((span.upperBound - 1) / b) {
+                let blockRange = block * b..<Swift.min((block + 1) * b, r.meta.length ?? Int.max)
+                r.unverified.remove(blockRange)
+                guard let expected = r.knownChecksums?[block], r.confirmed.contains(blockRange) else { continue }
+                if CacheStore.crc(fd: r.fd, blockRange) != expected {
+                    dropDamaged(r, blockRange, reason: "checksum mismatch")
+                    intact = false
+                }
+            }
+        }
+        return intact
+    }
+
+    /// The CRC-32 of `range` of the file, or nil when it can not be read whole.
+    static func crc(fd: Int32, _ range: Range<Int>) -> UInt32? {
+        var buf = [UInt8](repeating: 0, count: range.count)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, range.count, off_t(range.lowerBound)) }
+        guard n == range.count else { return nil }
+        return buf.withUnsafeBytes { UInt32(truncatingIfNeeded: eddy_crc32(0, $0.baseAddress, UInt($0.count))) }
+    }
+
+    /// Forgets confirmed bytes in `range` that are not on disk as they were written, so they are
+    /// fetched again; logs the damage once per resource.
+    public func dropDamaged(_ r: CachedResource, _ range: Range<Int>, reason: String) {
+        let before = r.confirmed.count
+        r.confirmed.remove(range)
+        r.unverified.remove(range)
+        let dropped = before - r.confirmed.count
+        r.accountedBytes -= dropped
+        totalBytes -= dropped
+        r.dirty = true
+        guard dropped > 0, damageLogged.insert(r.key).inserted else { return }
+        logger.error("cache data damaged; dropping it to fetch again", metadata: [
+            "key": "\(r.key)", "reason": "\(reason)", "bytes": "\(dropped)", "file": "\(path(r))",
+        ])
+    }
+}

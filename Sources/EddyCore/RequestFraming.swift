@@ -1,0 +1,51 @@
+/// Strict checks on a request's version and framing fields, applied before a request is routed.
+///
+/// libevent's parser is lenient where RFC 9112 requires a refusal, and every leniency is a way for
+/// two parties on the path to read different requests out of the same bytes (request smuggling):
+/// - the version must be HTTP/1.0 or HTTP/1.1 (505 otherwise, RFC 9110 section 15.6.6);
+/// - a field name must be a token: `Host : x` names a field "Host " that no one else sees
+///   (RFC 9112 section 5.1: whitespace before the colon gets 400);
+/// - an HTTP/1.1 request has exactly one Host (RFC 9112 section 3.2);
+/// - Content-Length values must all agree (RFC 9112 section 6.3, item 5);
+/// - the only transfer coding eddy decodes in a request is a lone `chunked` (RFC 9112 section 6.1).
+public enum RequestFraming {
+    /// The status and reason for a request that must be refused, or nil when it is acceptable.
+    public static func problem(major: Int, minor: Int, headers: HTTPHeaders) -> (status: Int, reason: String)? {
+        guard major == 1, minor <= 1 else { return (505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1") }
+        var hosts = 0
+        var length: Substring? = nil
+        for (name, value) in headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenChar) else { return (400, "invalid field name") }
+            if name.caseInsensitiveEquals("Host") { hosts += 1 }
+            if name.caseInsensitiveEquals("Content-Length") {
+                // A list of identical values ("5, 5") is one length; anything else is ambiguous.
+                for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    let v = item.trimmingOWS()
+                    guard !v.isEmpty, v.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return (400, "invalid Content-Length") }
+                    if let l = length, l != v { return (400, "conflicting Content-Length values") }
+                    length = v
+                }
+            }
+            if name.caseInsensitiveEquals("Transfer-Encoding") && !String(value.trimmingOWS()).caseInsensitiveEquals("chunked") {
+                return (400, "unsupported Transfer-Encoding")
+            }
+        }
+        if hosts > 1 { return (400, "more than one Host field") }
+        if minor == 1 && hosts == 0 { return (400, "HTTP/1.1 request without Host") }
+        if headers.fields.filter({ $0.name.caseInsensitiveEquals("Transfer-Encoding") }).count > 1 {
+            return (400, "unsupported Transfer-Encoding")
+        }
+        return nil
+    }
+
+    /// tchar (RFC 9110 section 5.6.2).
+    static func isTokenChar(_ c: UInt8) -> Bool {
+        switch c {
+        case 48...57, 65...90, 97...122: return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import XCTest
+@testable import EddyCore
+
+final class PathNormalizerTests: XCTestCase {
+    private func normalized(_ s: String) -> String? {
+        if case let .success(p) = PathNormalizer.normalize(s) { return p }
+        return nil
+    }
+
+    private func refusal(_ s: String) -> PathNormalizer.Refusal? {
+        if case let .failure(r) = PathNormalizer.normalize(s) { return r }
+        return nil
+    }
+
+    func test_normalize_dotSegmentsInsideTheRoot_areResolved() {
+        XCTAssertEqual(normalized("/a/b/../c"), "/a/c")
+        XCTAssertEqual(normalized("/a/./b"), "/a/b")
+        XCTAssertEqual(normalized("/sub/../ok.txt"), "/ok.txt")
+        XCTAssertEqual(normalized("/a/b/.."), "/a/")
+        XCTAssertEqual(normalized("/a/."), "/a/")
+        XCTAssertEqual(normalized("/a/%2e%2e/b"), "/b")
+        XCTAssertEqual(normalized("/plain/path.mp4"), "/plain/path.mp4")
+    }
+
+    func test_normalize_climbAboveTheRoot_isRefused() {
+        for s in ["/../private/secret.txt", "/%2e%2e/private", "/.%2e/private", "/%2E%2E/private", "/%2e./x",
+                  "/a/../../private", "/..", "/a/b/../../../c"] {
+            XCTAssertEqual(refusal(s), .climbsAboveRoot, s)
+        }
+    }
+
+    func test_normalize_dotsNextToEncodedSeparators_areRefused() {
+        for s in ["/..%2fprivate/secret.txt", "/..%2Fprivate", "/..%5cprivate", "/a/%2e%2e%2f..%2fx", "/..\\private",
+                  "/x/.%2fy", "/%2f../x"] {
+            XCTAssertEqual(refusal(s), .ambiguousDotSegment, s)
+        }
+    }
+
+    func test_normalize_encodedSeparatorsWithoutDots_areKept() {
+        XCTAssertEqual(normalized("/a%2Fb/c"), "/a%2Fb/c")
+        XCTAssertEqual(normalized("/..a%2fb"), "/..a%2fb")
+    }
+
+    func test_normalize_unreservedEscapes_areDecodedOthersKept() {
+        XCTAssertEqual(normalized("/%41%7e%2D/%20x"), "/A~-/%20x")
+        XCTAssertEqual(normalized("/a%2"), "/a%2")
+        XCTAssertEqual(normalized("/%zz"), "/%zz")
+    }
+
+    func test_normalize_query_isKeptAsIs() {
+        XCTAssertEqual(normalized("/a/../b?x=/../y&%2e"), "/b?x=/../y&%2e")
+        XCTAssertEqual(normalized("/../b?x"), nil)
+    }
+}

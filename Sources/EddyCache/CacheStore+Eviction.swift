@@ -52,12 +52,14 @@ extension CacheStore {
     private func evictBlocksInUse() {
         let target = Swift.max(0, budget - Swift.max(4 * CacheStore.blockSize, budget / 16))
         var punches: [(String, Range<Int>)] = []
+        var removedAny = false
         let b = CacheStore.blockSize
         for r in resources.values.sorted(by: { $0.lastAccess < $1.lastAccess }) where totalBytes > target && !r.pinned {
             guard isInUse(r) else {
                 let freed = r.accountedBytes
                 remove(r)
                 onEvict?(freed)
+                removedAny = true
                 continue
             }
             var evictable = r.confirmed
@@ -78,7 +80,10 @@ extension CacheStore {
                 onEvict?(freed)
             }
         }
-        guard !punches.isEmpty else { return }
+        guard !punches.isEmpty else {
+            if removedAny { flush(wait: true) } // unlink the removed files now, not at the next timer
+            return
+        }
         // Index first (it must stop vouching for the bytes), then free the disk space. Done here, not
         // on the index queue, so a fill can not rewrite a range between the commit and the punch.
         flush(wait: true)

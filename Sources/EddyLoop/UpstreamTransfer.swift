@@ -64,7 +64,10 @@ public final class UpstreamTransfer {
         setString(CURLOPT_PROXY, "")
         eddy_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         eddy_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        eddy_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Waiting for a connection that might multiplex only makes sense where HTTP/2 can be
+        // negotiated (TLS). Over plain HTTP it parked every later transfer to the host behind a
+        // first one that never finished (a trickling origin held the next request indefinitely).
+        if request.url.scheme == "https" { eddy_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         eddy_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         eddy_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, timeouts.connect)
         eddy_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)

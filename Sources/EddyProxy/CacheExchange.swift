@@ -458,6 +458,11 @@ final class CacheExchange {
             streamDirect(r, end: end)
             return
         }
+        if lastFillPos == pos, let stalled = fills.stalledAt, stalled <= pos {
+            fills.waiters[ObjectIdentifier(self)] = nil
+            abort("upstream stalled at byte \(stalled) for the stall timeout")
+            return
+        }
         if lastFillPos == pos {
             // The fill we relied on failed without bringing a byte: retry at the first missing
             // byte, after a backoff (0.1 s, doubling), at most `maxResumes` times.

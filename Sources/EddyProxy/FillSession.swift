@@ -243,6 +243,7 @@ final class FillSession {
         start = bodyStart
         let fills = ResourceFills.of(r)
         fills.noteOriginAnswer(at: startedAt)
+        fills.stalledAt = nil // the origin answers again
         if isFull {
             end = nil // the origin ignored Range: take the whole body from byte 0
             if asked != nil { fills.originIgnoresRange = true }
@@ -354,6 +355,9 @@ final class FillSession {
         if let r = resource {
             let fills = ResourceFills.of(r)
             if fills.revalidation === self { fills.revalidation = nil }
+            // The origin already had `stall_timeout` to send a byte: responses waiting here stop
+            // instead of retrying into the same silence (each retry would cost another timeout).
+            if error?.isTimeout == true { fills.stalledAt = cursor }
             detach(r)
         }
         let waiters = headWaiters

@@ -31,6 +31,8 @@ final class ResourceFills {
     var memory: MemoryTier.Entry?
     /// Set when writing this resource's bytes failed: responses continue uncached from the origin.
     var storeBroken = false
+    /// The offset at which the last fill timed out (the origin stalled), if any.
+    var stalledAt: Int?
 
     static func of(_ r: CachedResource) -> ResourceFills {
         // Only the proxy attaches, and only this type: an unchecked cast, as this runs several

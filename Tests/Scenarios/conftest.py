@@ -165,8 +165,11 @@ class Eddy:
                 "--origin", f"/n/=http://127.0.0.1:{self.nginx.port}", "--origin", f"/f/=http://127.0.0.1:{self.fault.port}",
                 "--access-log", self.logpath, "--admin", f"127.0.0.1:{self.admin}"] + self.extra
         self.err = open(self.errpath, "a")
-        self.proc = subprocess.Popen(args, stderr=self.err)
+        self.proc = subprocess.Popen(args, stderr=self.err, preexec_fn=self.preexec)
         wait_port(self.port, self.proc)
+
+    # Runs in the child before exec (e.g. to set resource limits); None for none.
+    preexec = None
 
     def access_log(self):
         """The access log's text, after eddy's periodic flush (every 0.5 s) has written it."""

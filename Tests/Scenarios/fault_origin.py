@@ -12,11 +12,15 @@ on request through query parameters (so each behaviour is also its own cache key
   chunked=1       no Content-Length: chunked transfer coding
   cc=VALUE        Cache-Control value
   no_validators=1 send neither ETag nor Last-Modified
+  trickle=N       after the head, send N body bytes once a second (trickle=1: one byte a second)
+  stall=1         send the head, then no body byte at all
+                  (trickle and stall end their handler when the client disconnects, and after
+                  at most 600 s in any case)
 
 GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
 Every request is logged to stderr with its Range and If-Range headers.
 """
-import argparse, email.utils, json, os, re, socketserver, sys, threading, time
+import argparse, email.utils, json, os, re, select, socket, socketserver, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
@@ -112,6 +116,10 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
+        if q.get("stall") == "1":
+            return self.hold(fpath, start, end, u.path, 0)
+        if int(q.get("trickle", "0")) > 0:
+            return self.hold(fpath, start, end, u.path, int(q["trickle"]))
         rate = int(q.get("rate", "0"))
         drop_after = int(q["drop_after"]) if "drop_after" in q else None
         if drop_after is not None and "drops" in q:
@@ -154,6 +162,53 @@ class Handler(BaseHTTPRequestHandler):
                         time.sleep(ahead)
         if chunked:
             self.wfile.write(b"0\r\n\r\n")
+
+    HOLD_LIMIT = 600
+
+    def client_gone(self, timeout):
+        """Waits up to `timeout` seconds; True as soon as the client has closed or reset the connection."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                readable, _, _ = select.select([self.connection], [], [], left)
+                if not readable:
+                    return False
+                if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                    return True
+            except (OSError, ValueError):
+                return True
+            time.sleep(left if left < 0.2 else 0.2)  # the client sent more; keep watching, without spinning
+
+    def hold(self, fpath, start, end, path, per_second):
+        """The head is out: send `per_second` body bytes once a second (0: none at all) until the body is
+        done, the client leaves, or HOLD_LIMIT seconds have passed."""
+        self.wfile.flush()
+        self.close_connection = True
+        t0 = time.monotonic()
+        pos = start
+        with open(fpath, "rb") as f:
+            while time.monotonic() - t0 < self.HOLD_LIMIT:
+                if per_second and pos <= end:
+                    f.seek(pos)
+                    data = f.read(min(per_second, end - pos + 1))
+                    try:
+                        self.wfile.write(data)
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    pos += len(data)
+                    count(path, len(data))
+                    if pos > end:
+                        return
+                if self.client_gone(1.0):
+                    return
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def send_json(self, obj):
         body = json.dumps(obj).encode()

@@ -2,7 +2,7 @@
 escapes from a mapped route, lenient request parsing, slowloris and descriptor exhaustion.
 Each test prints the figure it measures (run pytest with -s)."""
 import errno, http.client, os, resource, select, socket, subprocess, threading, time, uuid
-from conftest import EDDY, MiB, Eddy, free_port, request, sha, wait_port
+from conftest import MiB, Eddy, request, sha
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -372,19 +372,9 @@ class LimitedEddy(Eddy):
     """Eddy started with RLIMIT_NOFILE 256 (soft and hard)."""
     NOFILE = 256
 
-    def start(self):
-        self.port = free_port()
-        self.admin = free_port()
-        self.logpath = os.path.join(self.base, "eddy-access.log")
-        self.errpath = os.path.join(self.base, "eddy.err")
-        args = [EDDY, "serve", "--listen", f"127.0.0.1:{self.port}", "--cache-dir", self.cache,
-                "--origin", f"/n/=http://127.0.0.1:{self.nginx.port}", "--origin", f"/f/=http://127.0.0.1:{self.fault.port}",
-                "--access-log", self.logpath, "--admin", f"127.0.0.1:{self.admin}"] + self.extra
-        self.err = open(self.errpath, "a")
-        n = self.NOFILE
-        self.proc = subprocess.Popen(args, stderr=self.err,
-                                     preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)))
-        wait_port(self.port, self.proc)
+    @staticmethod
+    def preexec():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (LimitedEddy.NOFILE, LimitedEddy.NOFILE))
 
 
 def test_descriptor_exhaustion_by_slowloris_does_not_lock_out_clients(origins, tmp_path):

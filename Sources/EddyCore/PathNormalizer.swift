@@ -22,6 +22,19 @@ public enum PathNormalizer {
         }
     }
 
+    /// False when `pathAndQuery` has no dot segment, escape or backslash, so `normalize` would return
+    /// it unchanged: a dot segment starts with "/." (`/a.mp4` has a dot but none). One byte scan,
+    /// for the request path.
+    public static func mayNeedNormalizing(_ pathAndQuery: String) -> Bool {
+        var previous: UInt8 = 0
+        for c in pathAndQuery.utf8 {
+            if c == UInt8(ascii: "?") { return false }
+            if c == UInt8(ascii: "%") || c == UInt8(ascii: "\\") || (c == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) { return true }
+            previous = c
+        }
+        return false
+    }
+
     /// `pathAndQuery` (starting with `/`) normalized; the query is kept as it is.
     public static func normalize(_ pathAndQuery: String) -> Result<String, Refusal> {
         let bytes = Array(pathAndQuery.utf8)

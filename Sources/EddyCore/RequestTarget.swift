@@ -58,7 +58,7 @@ public struct TargetResolver: Sendable {
             // The rest is resolved before it is joined to the base, so it can not climb out of the
             // route (RFC 3986 section 5.2.4). Paths without dots or escapes skip the work.
             var path = rest
-            if rest.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") }) {
+            if PathNormalizer.mayNeedNormalizing(rest) {
                 switch PathNormalizer.normalize(rest) {
                 case let .success(p): path = p
                 case let .failure(why): return .refused(status: 400, reason: why.description)

@@ -51,4 +51,19 @@ final class PathNormalizerTests: XCTestCase {
         XCTAssertEqual(normalized("/a/../b?x=/../y&%2e"), "/b?x=/../y&%2e")
         XCTAssertEqual(normalized("/../b?x"), nil)
     }
+
+    func test_mayNeedNormalizing_onlyDotSegmentsEscapesAndBackslashes() {
+        for s in ["/a/b.mp4", "/movies/a.b.c.ts?x=/../y", "/", "/a..b/c", "/x?%2e"] {
+            XCTAssertFalse(PathNormalizer.mayNeedNormalizing(s), s)
+        }
+        for s in ["/../a", "/a/./b", "/.hidden", "/a%2fb", "/a\\b", "/%41"] {
+            XCTAssertTrue(PathNormalizer.mayNeedNormalizing(s), s)
+        }
+    }
+
+    func test_normalize_pathsThatNeedNoWork_areUnchanged() {
+        for s in ["/a/b.mp4", "/movies/a.b.c.ts?x=/../y", "/", "/a..b/c"] {
+            XCTAssertEqual(normalized(s), s)
+        }
+    }
 }

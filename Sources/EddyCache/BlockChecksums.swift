@@ -17,22 +17,23 @@ public struct BlockChecksums {
 
     /// Adds `bytes` written at `offset`.
     public mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        let size = CacheStore.blockSize
+        let blocks = CacheStore.blocks
         var off = offset
         var start = 0
         while start < bytes.count {
-            let b = off / size
-            let n = Swift.min(bytes.count - start, (b + 1) * size - off)
+            let b = blocks.block(of: off)
+            let end = blocks.lastByte(ofBlockHolding: off) + 1
+            let n = Swift.min(bytes.count - start, end - off)
             if b != block || off != next {
                 block = b
-                whole = off == b * size
+                whole = off == blocks.floor(off)
                 crc = 0
             }
             if whole { crc = UInt32(truncatingIfNeeded: eddy_crc32(UInt(crc), bytes.baseAddress! + start, UInt(n))) }
             off += n
             start += n
             next = off
-            if off == (b + 1) * size {
+            if off == end {
                 if whole { completed[b] = crc }
                 block = -1
             }
@@ -43,9 +44,8 @@ public struct BlockChecksums {
     /// last block ending at `range.upperBound` counts when it was written whole.
     public mutating func take(_ range: Range<Int>) -> [Int: UInt32] {
         guard !range.isEmpty else { return [:] }
-        let size = CacheStore.blockSize
         var out: [Int: UInt32] = [:]
-        for b in (range.lowerBound / size)...((range.upperBound - 1) / size) {
+        for b in CacheStore.blocks.blocks(touching: range) {
             if let c = completed.removeValue(forKey: b) {
                 out[b] = c
             } else if b == block, whole, next == range.upperBound {

@@ -53,7 +53,6 @@ extension CacheStore {
         let target = Swift.max(0, budget - Swift.max(4 * CacheStore.blockSize, budget / 16))
         var punches: [(String, Range<Int>)] = []
         var removedAny = false
-        let b = CacheStore.blockSize
         for r in resources.values.sorted(by: { $0.lastAccess < $1.lastAccess }) where totalBytes > target && !r.pinned {
             guard isInUse(r) else {
                 let freed = r.accountedBytes
@@ -65,11 +64,10 @@ extension CacheStore {
             var evictable = r.confirmed
             for keep in protectedRanges(r) { evictable.remove(keep) }
             for range in evictable.ranges where totalBytes > target {
-                let lo = (range.lowerBound + b - 1) / b * b
-                let hi = range.upperBound == r.meta.length ? range.upperBound : range.upperBound / b * b
-                guard hi > lo else { continue }
-                let take = Swift.min(hi - lo, ((totalBytes - target) + b - 1) / b * b)
-                let cut = lo..<Swift.min(hi, lo + take)
+                let whole = CacheStore.blocks.wholeBlocks(in: range, length: r.meta.length)
+                guard !whole.isEmpty else { continue }
+                let take = Swift.min(whole.count, CacheStore.blocks.ceiling(totalBytes - target))
+                let cut = whole.lowerBound..<(whole.lowerBound + take)
                 let before = r.confirmed.count
                 r.confirmed.remove(cut)
                 let freed = before - r.confirmed.count

@@ -33,11 +33,10 @@ extension CacheStore {
         if r.knownChecksums == nil {
             r.knownChecksums = (try? index.checksums(id: r.id, version: r.version)) ?? [:]
         }
-        let b = CacheStore.blockSize
         var intact = true
         for span in pending.ranges {
-            for block in (span.lowerBound / b)...((span.upperBound - 1) / b) {
-                let blockRange = block * b..<Swift.min((block + 1) * b, r.meta.length ?? Int.max)
+            for block in CacheStore.blocks.blocks(touching: span) {
+                let blockRange = CacheStore.blocks.range(ofBlock: block, length: r.meta.length)
                 r.unverified.remove(blockRange)
                 guard let expected = r.knownChecksums?[block], r.confirmed.contains(blockRange) else { continue }
                 if CacheStore.crc(fd: r.fd, blockRange) != expected {

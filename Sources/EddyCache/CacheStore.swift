@@ -15,9 +15,10 @@ public struct CacheStoreError: Error, CustomStringConvertible {
 /// *confirmed* once complete, and confirmations reach the index in batches (`flush`), each after an
 /// `fdatasync` of the files they name: data first, index second.
 public final class CacheStore {
-    /// Block size: the unit of fetching, confirming and evicting. 256 KiB keeps a far seek's wait
-    /// for its first byte short (at most one block behind the wanted offset) and the index small.
-    public static let blockSize = 256 << 10
+    /// The cache's blocks (see `BlockLayout`): the unit of fetching, confirming and evicting.
+    public static let blocks = BlockLayout.standard
+    /// Bytes per block.
+    public static let blockSize = blocks.size
 
     public let directory: String
     /// Upper bound on confirmed bytes; 0 means unbounded.

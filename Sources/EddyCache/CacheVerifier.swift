@@ -28,7 +28,6 @@ public enum CacheVerifier {
         defer { close(lock) }
         let index = try IndexDatabase(path: directory + "/index.sqlite")
         var report = Report()
-        let b = CacheStore.blockSize
         for var row in try index.allRows() {
             report.resources += 1
             let before = row.ranges
@@ -50,8 +49,8 @@ public enum CacheVerifier {
                 }
                 let sums = try index.checksums(id: row.id, version: row.version)
                 for span in row.ranges.ranges {
-                    for block in (span.lowerBound / b)...((span.upperBound - 1) / b) {
-                        let range = block * b..<Swift.min((block + 1) * b, row.meta.length ?? Int.max)
+                    for block in CacheStore.blocks.blocks(touching: span) {
+                        let range = CacheStore.blocks.range(ofBlock: block, length: row.meta.length)
                         guard row.ranges.contains(range) else { continue }
                         guard let expected = sums[block] else { report.blocksWithoutChecksum += 1; continue }
                         report.blocksChecked += 1

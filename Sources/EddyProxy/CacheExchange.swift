@@ -114,15 +114,15 @@ final class CacheExchange {
 
     /// The range for a discovery request: the client's first range, widened to whole blocks.
     private func discoveryAsked() -> RangeResponseCheck.Asked? {
-        let b = CacheStore.blockSize
-        if isHead { return .span(first: 0, last: b - 1) }
+        let blocks = CacheStore.blocks
+        if isHead { return .span(first: 0, last: blocks.lastByte(ofBlockHolding: 0)) }
         // Only the first range shapes the fetch; If-Range is evaluated once the validators are known.
         guard case let .bytes(specs)? = RangeHeader.parse(request.headers["Range"]), specs.count == 1 else { return nil }
         switch specs[0] {
         case let .from(first, last):
-            let lo = first / b * b
+            let lo = blocks.floor(first)
             if lo == 0 && last == nil { return nil }
-            return .span(first: lo, last: last.map { ($0 / b + 1) * b - 1 })
+            return .span(first: lo, last: last.map { blocks.lastByte(ofBlockHolding: $0) })
         case let .suffix(n):
             return .suffix(n)
         }
@@ -130,13 +130,13 @@ final class CacheExchange {
 
     /// The block a revalidation asks for: where this response will start reading.
     private func firstBlockAsked(_ r: CachedResource) -> RangeResponseCheck.Asked {
-        let b = CacheStore.blockSize
+        let blocks = CacheStore.blocks
         var first = 0
         if case let .bytes(specs)? = RangeHeader.parse(request.headers["Range"]), let len = r.meta.length,
            let span = specs.compactMap({ $0.resolve(length: len) }).first {
-            first = span.first / b * b
+            first = blocks.floor(span.first)
         }
-        return .span(first: first, last: first + b - 1)
+        return .span(first: first, last: blocks.lastByte(ofBlockHolding: first))
     }
 
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
@@ -504,9 +504,9 @@ final class CacheExchange {
     @discardableResult
     private func startRangeFill(_ r: CachedResource, at offset: Int, end: Int) -> FillSession {
         let fills = ResourceFills.of(r)
-        let b = CacheStore.blockSize
-        let first = offset / b * b
-        var last: Int? = end == Int.max ? nil : ((end - 1) / b + 1) * b - 1
+        let blocks = CacheStore.blocks
+        let first = blocks.floor(offset)
+        var last: Int? = end == Int.max ? nil : blocks.lastByte(ofBlockHolding: end - 1)
         if let next = r.confirmed.nextStored(from: offset) { last = Swift.min(last ?? Int.max, next - 1) }
         for f in fills.fills where f.state.isActive && f.start > offset { last = Swift.min(last ?? Int.max, f.start - 1) }
         if let len = r.meta.length { last = Swift.min(last ?? (len - 1), len - 1) }

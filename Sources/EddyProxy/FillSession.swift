@@ -274,8 +274,7 @@ final class FillSession {
             // The rule for a client that leaves: while any response is open on the resource, fills
             // run to their end; once none is, the fill completes the block it is in (so no fetched
             // byte of it is wasted) and stops there. Nobody pays for bytes nobody asked for.
-            let b = CacheStore.blockSize
-            let boundary = (cursor + b - 1) / b * b
+            let boundary = CacheStore.blocks.ceiling(cursor)
             if end.map({ $0 > boundary }) ?? true { end = boundary }
             if cursor >= boundary {
                 finish(r)
@@ -301,12 +300,11 @@ final class FillSession {
 
     /// Confirms the whole blocks written by this fill (and the short last block at the end).
     private func confirmBlocks(_ r: CachedResource) {
-        let b = CacheStore.blockSize
         // Only blocks completed since the last call: earlier ones may have been evicted meanwhile
         // and must not be vouched for again.
-        let lo = Swift.max((dataStart + b - 1) / b * b, confirmedUpTo)
-        let hi: Int
-        if let len = r.meta.length, cursor == len { hi = len } else { hi = cursor / b * b }
+        let whole = CacheStore.blocks.wholeBlocks(in: dataStart..<cursor, length: r.meta.length)
+        let lo = Swift.max(whole.lowerBound, confirmedUpTo)
+        let hi = whole.upperBound
         if hi > lo {
             proxy.store.confirm(r, lo..<hi, checksums: checksums.take(lo..<hi))
             confirmedUpTo = hi

@@ -73,8 +73,7 @@ extension Proxy {
                 let fills = ResourceFills.of(r)
                 guard !r.isComplete, fills.fills.isEmpty, r.meta.ifRangeValidator != nil,
                       let gap = r.meta.length.flatMap({ r.confirmed.gaps(in: 0..<$0).first }) else { continue }
-                let b = CacheStore.blockSize
-                let fill = startFill(key: k, url: next, kind: .range, resource: r, asked: .span(first: gap.lowerBound / b * b, last: nil),
+                let fill = startFill(key: k, url: next, kind: .range, resource: r, asked: .span(first: CacheStore.blocks.floor(gap.lowerBound), last: nil),
                                      checkAddress: checkAddress, userAgent: nil)
                 fill.isPrefetch = true
                 fills.fills.append(fill)

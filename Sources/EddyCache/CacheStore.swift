@@ -201,6 +201,32 @@ public final class CacheStore {
         return true
     }
 
+    /// The stored bytes `range` of `r`, for sending with sendfile (see `FileSpan`).
+    public func span(_ r: CachedResource, _ range: Range<Int>) -> FileSpan {
+        FileSpan(descriptor: r.fd, offset: range.lowerBound, length: range.count)
+    }
+
+    /// Reads `range` of `r` into `buffer` (at least `range.count` bytes); false when the file is
+    /// short or unreadable.
+    public func read(_ r: CachedResource, _ range: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard r.fd >= 0, buffer.count >= range.count else { return false }
+        var done = 0
+        while done < range.count {
+            let n = pread(r.fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        return true
+    }
+
+    /// The bytes `range` of `r`, or nil when the file is short or unreadable.
+    public func read(_ r: CachedResource, _ range: Range<Int>) -> [UInt8]? {
+        var buf = [UInt8](repeating: 0, count: range.count)
+        let ok = buf.withUnsafeMutableBytes { read(r, range, into: $0) }
+        return ok ? buf : nil
+    }
+
     /// Marks `range` confirmed: the bytes were written completely from one response of this version.
     /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges, with
     /// the CRC-32 of each block they wrote whole, by block number (committed with the ranges).

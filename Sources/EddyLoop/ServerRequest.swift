@@ -152,12 +152,13 @@ public final class ServerRequest {
         sendReply(status: status, buf)
     }
 
-    /// Sends a complete response whose body is `length` bytes of file `fd` at `offset`, read into
-    /// the reply buffer with one pread. For small stored bodies this replaces start/write/end: no
-    /// drain callback, watermark or chunk bookkeeping per hit (seen in the 16 KiB hit profile).
-    /// Returns false, having sent nothing, when the file is short.
-    public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, fd: Int32, offset: Int, length: Int) -> Bool {
+    /// Sends a complete response whose body is `span`, read into the reply buffer with one pread.
+    /// For small stored bodies this replaces start/write/end: no drain callback, watermark or chunk
+    /// bookkeeping per hit (seen in the 16 KiB hit profile). Returns false, having sent nothing,
+    /// when the file is short.
+    public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
         guard !isFinished else { return false }
+        let fd = span.descriptor, offset = span.offset, length = span.length
         let buf = evbuffer_new()
         defer { evbuffer_free(buf) }
         var vec = iovec() // evbuffer_iovec is a #define of iovec
@@ -209,9 +210,10 @@ public final class ServerRequest {
         return evbuffer_get_length(out)
     }
 
-    /// Queues `length` bytes of the file `fd` at `offset` for sending with sendfile, then arms
-    /// `onDrained`. `fd` is duplicated once per request, so the caller may close its own.
-    public func writeFile(fd: Int32, offset: Int, length: Int) {
+    /// Queues `span` for sending with sendfile, then arms `onDrained`. Its descriptor is duplicated
+    /// once per request, so the cache may close its own meanwhile.
+    public func writeFile(_ span: FileSpan) {
+        let fd = span.descriptor, offset = span.offset, length = span.length
         guard length > 0, !isGone, !isFinished, let out = eddy_evhttp_request_conn_output(raw) else { return }
         if length <= ServerRequest.copyThreshold && evbuffer_get_length(out) == 0 {
             // Small pieces: one pread and one buffer beat sendfile's extra system calls. Only onto

@@ -6,10 +6,10 @@ public final class SharedBytes {
     public let count: Int
     let base: UnsafeMutableRawPointer
 
-    /// Reads `count` bytes of `fd` at `offset`; nil when the file is short or unreadable.
-    public init?(fd: Int32, offset: Int, count: Int) {
+    /// `count` bytes written by `fill`; nil when `fill` returns false (a short or unreadable file).
+    public init?(count: Int, fill: (UnsafeMutableRawBufferPointer) -> Bool) {
         guard count > 0, let p = malloc(count) else { return nil }
-        guard pread(fd, p, count, off_t(offset)) == count else {
+        guard fill(UnsafeMutableRawBufferPointer(start: p, count: count)) else {
             free(p)
             return nil
         }

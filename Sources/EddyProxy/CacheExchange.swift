@@ -2,7 +2,6 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
-import Glibc
 
 /// Serves one client request from the cache, fetching missing bytes through shared fill sessions.
 ///
@@ -301,12 +300,12 @@ final class CacheExchange {
             // from memory when the resource is small enough to be held there.
             let fills = ResourceFills.of(r)
             let sent: Bool
-            if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills) {
+            if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills, store: proxy.store) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 proxy.metrics.memoryHits += 1
                 sent = true
             } else {
-                sent = request.sendFile(status: status, headers: headers, extra: extra, fd: r.fd, offset: range.lowerBound, length: range.count)
+                sent = request.sendFile(status: status, headers: headers, extra: extra, span: proxy.store.span(r, range))
             }
             if sent {
                 bytesServed = range.count
@@ -418,11 +417,9 @@ final class CacheExchange {
     private func send(_ r: CachedResource, offset: Int, count: Int) {
         if chunked {
             // Chunked framing is added by evhttp only to buffers it is given, so no direct sendfile here.
-            var buf = [UInt8](repeating: 0, count: count)
-            let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, count, off_t(offset)) }
-            if n > 0 { buf.withUnsafeBytes { request.write(UnsafeRawBufferPointer(rebasing: $0[..<n])) } }
+            if let bytes = proxy.store.read(r, offset..<(offset + count)) { bytes.withUnsafeBytes { request.write($0) } }
         } else {
-            request.writeFile(fd: r.fd, offset: offset, length: count)
+            request.writeFile(proxy.store.span(r, offset..<(offset + count)))
         }
     }
 

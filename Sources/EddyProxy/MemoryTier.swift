@@ -41,9 +41,9 @@ final class MemoryTier {
     }
 
     /// Reads `r`'s whole body into memory if it is complete and small, evicting others to fit.
-    func admit(_ r: CachedResource, _ fills: ResourceFills) -> SharedBytes? {
+    func admit(_ r: CachedResource, _ fills: ResourceFills, store: CacheStore) -> SharedBytes? {
         guard budget > 0, r.isComplete, let len = r.meta.length, len > 0, len <= MemoryTier.maxBody, len <= budget,
-              let bytes = SharedBytes(fd: r.fd, offset: 0, count: len) else { return nil }
+              let bytes = SharedBytes(count: len, fill: { store.read(r, 0..<len, into: $0) }) else { return nil }
         if let old = fills.memory { drop(old) }
         let e = Entry(bytes: bytes, version: r.version)
         fills.memory = e

@@ -2,7 +2,6 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
-import Glibc
 
 /// HLS: recognising playlists, rewriting them for the client's URL form, and prefetching segments.
 extension Proxy {
@@ -21,17 +20,15 @@ extension Proxy {
         let ct = r.meta.contentType?.lowercased() ?? ""
         guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
               (r.meta.length ?? 0) <= Proxy.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
-        var head = [UInt8](repeating: 0, count: 10)
-        let n = head.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, 10, 0) }
-        return n >= 7 && HLSPlaylist.looksLikePlaylist(Array(head[..<n]))
+        let n = Swift.min(10, r.meta.length ?? 10)
+        guard let head = store.read(r, 0..<n) else { return false }
+        return HLSPlaylist.looksLikePlaylist(head)
     }
 
     /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
     func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
         guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes, store.verify(r, 0..<len) else { return nil }
-        var buf = [UInt8](repeating: 0, count: len)
-        let n = buf.withUnsafeMutableBytes { pread(r.fd, $0.baseAddress, len, 0) }
-        guard n == len else { return nil }
+        guard let buf = store.read(r, 0..<len) else { return nil }
         return Proxy.playlist(from: buf)
     }
 

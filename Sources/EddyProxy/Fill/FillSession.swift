@@ -12,29 +12,30 @@ final class FillSession {
     let key: String
     let url: UpstreamURL
     let kind: FillKind
-    private(set) var state: FillState = .awaitingHead {
-        didSet { if !state.isActive { proxy.liveFills[ObjectIdentifier(self)] = nil } }
+    /// Where the fill writes and stops, and what each chunk means (see `FillStateMachine`).
+    private var machine: FillStateMachine {
+        didSet { if !machine.state.isActive && oldValue.state.isActive { proxy.liveFills[ObjectIdentifier(self)] = nil } }
     }
+    var state: FillState { machine.state }
     /// The resource written, nil while a discovery fill awaits its head.
     private(set) var resource: CachedResource?
     /// The version being written; bytes of another version are never mixed in.
     private(set) var version = 0
     /// First offset asked for; for a suffix request, known after the head.
-    private(set) var start: Int
+    var start: Int { machine.start }
     /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
-    var end: Int?
+    var end: Int? {
+        get { machine.end }
+        set { machine.end = newValue }
+    }
     /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
-    private(set) var cursor: Int
-    private(set) var dataStart: Int
-    /// Everything below this offset (from `dataStart`) has been confirmed.
-    private var confirmedUpTo = 0
+    var cursor: Int { machine.cursor }
+    var dataStart: Int { machine.dataStart }
     /// CRC-32 of each block as it is written, recorded when the block is confirmed.
     private var checksums = BlockChecksums()
     /// Bytes written but not yet confirmed: readers may take them from here (the confirmed ones
     /// are in the resource's set, which eviction keeps honest).
-    var unconfirmedWindow: Range<Int> {
-        Swift.min(Swift.max(dataStart, confirmedUpTo), cursor)..<cursor
-    }
+    var unconfirmedWindow: Range<Int> { machine.unconfirmedWindow }
     private let asked: RangeResponseCheck.Asked?
     private var transfer: UpstreamTransfer?
     /// Exchanges waiting for this fill's head (discovery and revalidation).
@@ -65,15 +66,9 @@ final class FillSession {
         self.asked = asked
         self.version = resource?.version ?? 0
         switch asked {
-        case let .span(first, last)?:
-            start = first
-            end = last.map { $0 + 1 }
-        case .suffix?, nil:
-            start = 0
-            end = nil
+        case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
+        case .suffix?, nil: machine = FillStateMachine(start: 0, end: nil)
         }
-        cursor = start
-        dataStart = start
         var req = UpstreamRequest(url: url)
         req.refuseInternalAddresses = checkAddress
         req.headers = proxy.upstreamBaseHeaders(userAgent: userAgent)
@@ -117,17 +112,13 @@ final class FillSession {
         t?.onHead = nil
         t?.onData = nil
         t?.onComplete = nil
-        state = .failed("handed over")
+        machine.fail("handed over")
         return t
     }
 
     /// True when this fill will write `offset` soon: it covers it and its cursor is at most
     /// `lookahead` bytes before it (waiting longer would hurt a far seek's first byte).
-    func willCover(_ offset: Int, lookahead: Int) -> Bool {
-        guard state.isActive else { return false }
-        if state == .awaitingHead { return offset >= start && end.map { offset < $0 } ?? true && offset - start <= lookahead }
-        return offset >= dataStart && end.map { offset < $0 } ?? true && offset - cursor <= lookahead
-    }
+    func willCover(_ offset: Int, lookahead: Int) -> Bool { machine.willCover(offset, lookahead: lookahead) }
 
     // MARK: - upstream events
 
@@ -167,12 +158,12 @@ final class FillSession {
     private func discoveryHead(_ head: UpstreamHead, now: Int) -> Bool {
         if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
             refusal = why
-            state = .failed("not storable: \(why)")
+            machine.fail("not storable: \(why)")
             proxy.discoveryEnded(self, storable: false)
             return handedOver // the owner streams the rest of this response; otherwise stop it
         }
         guard let (bodyStart, length) = bodySpan(of: head) else { return false }
-        if head.status == 206, let asked, case .suffix = asked { end = nil }
+        if head.status == 206, let asked, case .suffix = asked { machine.openEnd() }
         let r = proxy.store.insert(key: key, meta: meta(from: head, length: length, now: now), now: now)
         attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
         proxy.discoveryEnded(self, storable: true)
@@ -193,7 +184,7 @@ final class FillSession {
             m.storedAt = now
             proxy.store.refresh(r, meta: m)
             fills.noteOriginAnswer(at: startedAt)
-            state = .finished
+            machine.finish()
             finishRevalidation(fills)
             return false // nothing more to read; the transfer ends
         }
@@ -236,18 +227,11 @@ final class FillSession {
     private func attach(to r: CachedResource, bodyStart: Int, isFull: Bool) {
         resource = r
         version = r.version
-        state = .streaming
-        dataStart = bodyStart
-        cursor = bodyStart
-        confirmedUpTo = 0
-        start = bodyStart
+        machine.headVerified(bodyStart: bodyStart, isFull: isFull)
         let fills = ResourceFills.of(r)
         fills.noteOriginAnswer(at: startedAt)
         fills.stalledAt = nil // the origin answers again
-        if isFull {
-            end = nil // the origin ignored Range: take the whole body from byte 0
-            if asked != nil { fills.originIgnoresRange = true }
-        }
+        if isFull && asked != nil { fills.originIgnoresRange = true } // the whole body from byte 0
         if !fills.fills.contains(where: { $0 === self }) { fills.fills.append(self) }
     }
 
@@ -257,63 +241,44 @@ final class FillSession {
             return .abort
         }
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
-        if proxy.shouldThrottle(r) {
+        let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: r.readers > 0,
+                                          isPrefetch: isPrefetch, throttled: proxy.shouldThrottle(r))
+        switch action {
+        case .pause:
             // The cache is full of bytes responses still need and nobody waits on this fill:
             // pause (curl keeps these bytes) until readers catch up and blocks can be evicted.
             paused = true
             proxy.pauseFill(self)
             return .pause
-        }
-        proxy.metrics.bytesFromOrigin += bytes.count
-        var chunk = bytes
-        if let len = r.meta.length, cursor + chunk.count > len {
-            fail("origin sent more than the \(len) bytes it announced")
+        case .finish:
+            finish(r)
             return .abort
-        }
-        if r.readers == 0 && !isPrefetch {
-            // The rule for a client that leaves: while any response is open on the resource, fills
-            // run to their end; once none is, the fill completes the block it is in (so no fetched
-            // byte of it is wasted) and stops there. Nobody pays for bytes nobody asked for.
-            let boundary = CacheStore.blocks.ceiling(cursor)
-            if end.map({ $0 > boundary }) ?? true { end = boundary }
-            if cursor >= boundary {
-                finish(r)
+        case let .fail(reason):
+            fail(reason)
+            return .abort
+        case let .write(count):
+            proxy.metrics.bytesFromOrigin += bytes.count
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+            guard proxy.store.write(r, offset: cursor, bytes: chunk) else {
+                fail("cache write failed")
+                proxy.storeFailed(r)
                 return .abort
             }
-        }
-        if let e = end, cursor + chunk.count > e { chunk = UnsafeRawBufferPointer(rebasing: chunk[..<(e - cursor)]) }
-        guard proxy.store.write(r, offset: cursor, bytes: chunk) else {
-            fail("cache write failed")
-            proxy.storeFailed(r)
-            return .abort
-        }
-        checksums.add(chunk, at: cursor)
-        cursor += chunk.count
-        confirmBlocks(r)
-        ResourceFills.of(r).wake()
-        if let e = end, cursor >= e {
-            finish(r)
-            return .abort // quietly stop the transfer: the rest (if any) is not wanted
-        }
-        return .accept
-    }
-
-    /// Confirms the whole blocks written by this fill (and the short last block at the end).
-    private func confirmBlocks(_ r: CachedResource) {
-        // Only blocks completed since the last call: earlier ones may have been evicted meanwhile
-        // and must not be vouched for again.
-        let whole = CacheStore.blocks.wholeBlocks(in: dataStart..<cursor, length: r.meta.length)
-        let lo = Swift.max(whole.lowerBound, confirmedUpTo)
-        let hi = whole.upperBound
-        if hi > lo {
-            proxy.store.confirm(r, lo..<hi, checksums: checksums.take(lo..<hi))
-            confirmedUpTo = hi
+            checksums.add(chunk, at: cursor)
+            let (confirm, done) = machine.written(count, length: r.meta.length)
+            if let confirm { proxy.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+            ResourceFills.of(r).wake()
+            if done {
+                finish(r)
+                return .abort // quietly stop the transfer: the rest (if any) is not wanted
+            }
+            return .accept
         }
     }
 
     private func finish(_ r: CachedResource) {
         guard state.isActive else { return }
-        state = .finished
+        machine.finish()
         transfer?.cancel()
         transfer = nil
         detach(r)
@@ -327,27 +292,30 @@ final class FillSession {
             fail(error.description, error: error)
             return
         }
-        guard let r = resource, state == .streaming else {
+        guard let r = resource else {
             fail("upstream ended without a usable response")
             return
         }
-        if r.meta.length == nil, r.version == version {
-            // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
-            var m = r.meta
-            m.length = cursor
-            proxy.store.refresh(r, meta: m)
-            confirmBlocks(r)
-        } else if let e = end ?? r.meta.length, cursor < e {
-            fail("upstream body ended at \(cursor), expected \(e)")
+        switch machine.transferEnded(length: r.meta.length, canLearnLength: r.version == version) {
+        case let .fail(reason):
+            fail(reason)
             return
+        case let .complete(learned, confirm):
+            if let learned {
+                // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
+                var m = r.meta
+                m.length = learned
+                proxy.store.refresh(r, meta: m)
+                if let confirm { proxy.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+            }
         }
-        state = .finished
+        machine.finish()
         detach(r)
     }
 
     private func fail(_ reason: String, error: UpstreamError? = nil) {
         guard state.isActive else { return }
-        state = .failed(reason)
+        machine.fail(reason)
         transfer?.cancel()
         transfer = nil
         if let r = resource {

@@ -1,0 +1,196 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+
+/// Planning the response for a stored resource: preconditions, ranges, multipart framing, and
+/// whether it can go out whole at once or must stream.
+extension CacheExchange {
+    // MARK: - head
+
+    func respond(_ r: CachedResource) {
+        let m = r.meta
+        version = r.version
+        // The stored fields are shared by every hit on this version; `extra` holds this response's own.
+        let stored = proxy.responseHeaders(for: r)
+        var extra = HTTPHeaders(capacity: 4)
+        extra.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
+        switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
+        case .notModified:
+            finishWhole(status: 304, headers: stored.headers.appending(extra).withoutBodyFields())
+            return
+        case .preconditionFailed:
+            finishWhole(status: 412, headers: stored.headers.appending(extra).withoutBodyFields())
+            return
+        case .proceed: break
+        }
+        if !servePlaylistRaw && proxy.isPlaylist(r, url: url) {
+            playlistMode = true
+            streaming = true
+            pump()
+            return
+        }
+        let rangeApplies = Preconditions.rangeApplies(ifRange: request.headers["If-Range"], etag: m.etag, lastModified: m.lastModified)
+        let header = rangeApplies ? RangeHeader.parse(request.headers["Range"]) : nil
+        guard let length = m.length else {
+            // Length unknown until the body ends: stream it whole, chunked (RFC 9110 section 14.2 lets
+            // a server ignore Range).
+            chunked = true
+            pieces = [.resource(0..<Int.max)]
+            startStreaming(status: 200, headers: stored, extra: extra)
+            return
+        }
+        var status = 200
+        var multipart: HeaderBlock?
+        switch RangePlan.make(header, length: length) {
+        case .full:
+            pieces = [.resource(0..<length)]
+            extra.add("Content-Length", String(length)) // never among the stored fields (StoragePolicy)
+        case let .single(span):
+            status = 206
+            pieces = [.resource(span.range)]
+            extra.add("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
+            extra.add("Content-Length", String(span.count))
+        case let .multipart(spans):
+            status = 206
+            let boundary = "eddy-\(r.id)-\(version)-\(length)"
+            let type = m.contentType ?? "application/octet-stream"
+            var total = 0
+            for (i, s) in spans.enumerated() {
+                let part = Array("\(i == 0 ? "" : "\r\n")--\(boundary)\r\nContent-Type: \(type)\r\nContent-Range: bytes \(s.first)-\(s.last)/\(length)\r\n\r\n".utf8)
+                pieces.append(.bytes(part))
+                pieces.append(.resource(s.range))
+                total += part.count + s.count
+            }
+            let closing = Array("\r\n--\(boundary)--\r\n".utf8)
+            pieces.append(.bytes(closing))
+            total += closing.count
+            var headers = stored.headers.appending(extra)
+            headers.set("Content-Type", "multipart/byteranges; boundary=\(boundary)")
+            headers.set("Content-Length", "\(total)")
+            multipart = HeaderBlock(headers)
+            extra = HTTPHeaders()
+        case .unsatisfiable:
+            var headers = stored.headers.appending(extra).withoutBodyFields()
+            headers.set("Content-Range", "bytes */\(length)")
+            pieces = []
+            cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil
+            finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
+            return
+        }
+        if !r.isComplete && m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
+            // Bytes of responses without a validator can not be proven to belong together
+            // (RFC 9111 section 3.4), so what is missing is not fetched into this copy: the
+            // request goes to the origin whole, uncached.
+            pieces = []
+            passThrough(transfer: nil, head: nil, refusal: "no validator")
+            return
+        }
+        startStreaming(status: status, headers: multipart ?? stored, extra: extra)
+    }
+
+    /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
+    func reachableWithoutNewFills(_ r: CachedResource) -> Bool {
+        let fills = ResourceFills.of(r).fills.filter { $0.state.isActive }
+        for case let .resource(range) in pieces {
+            let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
+            for gap in r.confirmed.gaps(in: range.lowerBound..<end) {
+                let covered = fills.contains { f in
+                    f.dataStart <= gap.lowerBound && (f.end ?? Int.max) >= gap.upperBound
+                }
+                if !covered { return false }
+            }
+        }
+        return true
+    }
+
+    func coverage() -> Bool {
+        guard let r = resource else { return false }
+        for case let .resource(range) in pieces where range.upperBound != Int.max && !r.confirmed.contains(range) { return false }
+        return !chunked
+    }
+
+    func startStreaming(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
+        guard let r = resource else { return }
+        var extra = extra
+        if !r.unverified.isEmpty, pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
+            // A small body about to go out in one reply: check it first (see CacheStore.verify).
+            _ = proxy.store.verify(r, range)
+        }
+        let covered = coverage()
+        if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
+        if covered && cacheStatus.forward != .uriMiss {
+            cacheStatus.forward = nil // every byte asked for is on disk: a hit
+        } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
+            cacheStatus.forward = cacheStatus.forward ?? .partial
+        }
+        cacheStatus.stored = cacheStatus.forward != nil
+        cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock())
+        extra.add("Cache-Status", cacheStatus.description)
+        if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
+            // A small body wholly on disk goes out in one reply: no streaming state at all, and
+            // from memory when the resource is small enough to be held there.
+            let fills = ResourceFills.of(r)
+            let sent: Bool
+            if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills, store: proxy.store) {
+                request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
+                proxy.metrics.memoryHits += 1
+                sent = true
+            } else {
+                sent = request.sendFile(status: status, headers: headers, extra: extra, span: proxy.store.span(r, range))
+            }
+            if sent {
+                bytesServed = range.count
+                allFromCache = true
+                complete()
+                return
+            }
+        }
+        bytesAtStart = r.confirmed
+        streaming = true
+        ResourceFills.of(r).readers[ObjectIdentifier(self)] = self
+        if case let .resource(range)? = pieces.first { pos = range.lowerBound }
+        request.onClose = { [weak self] in self?.clientGone() }
+        request.onDrained = { [weak self] in
+            guard let self else { return }
+            if self.directPaused {
+                self.directPaused = false
+                self.direct?.resume()
+            } else {
+                self.pump()
+            }
+        }
+        if isHead {
+            request.send(status: status, headers: headers, extra: extra)
+            complete()
+            return
+        }
+        request.start(status: status, headers: headers, extra: extra)
+        pump()
+    }
+
+    /// A response that needs bytes the cache lacks asks the origin for the first missing block
+    /// before it sends its head, and waits for that answer (self-healing, as ATS does on a
+    /// validator mismatch). If the origin's representation changed since the stored bytes were
+    /// fetched, its answer (200 to If-Range) replaces them, and this response is then wholly of
+    /// the new version instead of being cut off mid-body. Skipped when the origin was just asked
+    /// (discovery, revalidation) or a fill of this version is already streaming.
+    /// Returns true when such a fill was started; `resourceReady` calls `respond` again.
+    func validateBeforeHead(_ r: CachedResource) -> Bool {
+        guard !validated, !isHead, cacheStatus.forward == nil || cacheStatus.forward == .partial,
+              r.meta.ifRangeValidator != nil, !ResourceFills.of(r).storeBroken else { return false }
+        validated = true
+        let fills = ResourceFills.of(r)
+        if fills.fills.contains(where: { $0.version == r.version && $0.state == .streaming }) { return false }
+        var gap: (at: Int, end: Int)?
+        for case let .resource(range) in pieces {
+            let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
+            if range.lowerBound < end, let g = r.confirmed.gaps(in: range.lowerBound..<end).first { gap = (g.lowerBound, end); break }
+        }
+        guard let gap else { return false }
+        let fill = startRangeFill(r, at: gap.at, end: gap.end)
+        fill.headWaiters.append(self)
+        pieces = []
+        return true
+    }
+}

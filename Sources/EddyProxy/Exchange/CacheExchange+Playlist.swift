@@ -1,0 +1,44 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+
+/// HLS playlists: sent whole, rewritten, once every byte is on disk.
+extension CacheExchange {
+    // MARK: - playlists
+
+    /// Sends the playlist rewritten so every URI goes through eddy, once all its bytes are on disk.
+    func servePlaylist(_ r: CachedResource) {
+        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.store.verify(r, 0..<len) }
+        guard r.isComplete else {
+            if cacheStatus.forward == nil { cacheStatus.forward = .partial }
+            let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }
+            pos = first ?? r.confirmed.contiguousLength(from: 0)
+            waitForBytes(r, end: r.meta.length ?? Int.max)
+            return
+        }
+        guard let playlist = proxy.readPlaylist(r) else {
+            // Too large or not text after all: serve the stored bytes as they are.
+            playlistMode = false
+            servePlaylistRaw = true
+            streaming = false
+            respond(r)
+            return
+        }
+        let fills = ResourceFills.of(r)
+        fills.hlsKind = playlist.kind
+        let body = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
+        var h = proxy.responseHeaders(for: r).headers
+        h.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
+        // The body is eddy's transformation of the origin's: the origin's validator does not name it.
+        h.remove("ETag")
+        h.set("Accept-Ranges", "none")
+        h.set("Content-Length", "\(body.count)")
+        cacheStatus.stored = cacheStatus.forward != nil
+        if case .live = playlist.kind {} else { cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock()) }
+        h.set("Cache-Status", cacheStatus.description)
+        bytesServed = r.meta.length ?? 0
+        request.send(status: 200, headers: h, body: isHead ? [] : body)
+        complete()
+    }
+}

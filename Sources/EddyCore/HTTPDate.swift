@@ -31,7 +31,7 @@ public enum HTTPDate {
                 time = (p[0], p[1], p[2])
             } else if let mi = months.firstIndex(of: String(t.prefix(3))), t.count == 3 {
                 month = mi + 1
-            } else if let n = Int(t) {
+            } else if t.count <= 4, let n = Int(t) { // years are 4DIGIT (RFC 9110 section 5.6.7)
                 if day == nil && t.count <= 2 && (month == nil || year == nil) && n >= 1 && n <= 31 && !(year == nil && time != nil) {
                     day = n
                 } else {
@@ -42,8 +42,14 @@ public enum HTTPDate {
         guard let d = day, let m = month, var y = year, let (hh, mm, ss) = time,
               hh < 24, mm < 60, ss <= 60 else { return nil }
         if y < 100 { y += y < 70 ? 2000 : 1900 } // RFC 9110 section 5.6.7: two-digit years, 50-year rule approximated
-        return days(fromCivil: y, m, d) * 86400 + hh * 3600 + mm * 60 + ss
+        let t = days(fromCivil: y, m, d) * 86400 + hh * 3600 + mm * 60 + ss
+        // A leap second (:60) is the next second, as timegm has it; on 31 Dec 9999 that is a year
+        // 10000 no HTTP date can name, so it is refused (found by the FuzzHeaders harness).
+        return t < HTTPDate.endOfYear9999 ? t : nil
     }
+
+    /// 10000-01-01T00:00:00Z: dates have four-digit years.
+    static let endOfYear9999 = days(fromCivil: 10000, 1, 1) * 86400
 
     // Howard Hinnant's civil-from-days algorithms (proleptic Gregorian calendar).
     static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int {

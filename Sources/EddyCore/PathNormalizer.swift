@@ -13,11 +13,13 @@ public enum PathNormalizer {
     public enum Refusal: Error, Equatable, CustomStringConvertible {
         case climbsAboveRoot
         case ambiguousDotSegment
+        case malformedEscape
 
         public var description: String {
             switch self {
             case .climbsAboveRoot: return "path climbs above the route's base"
             case .ambiguousDotSegment: return "dot segment next to an encoded separator"
+            case .malformedEscape: return "a '%' not followed by two hex digits"
             }
         }
     }
@@ -39,6 +41,10 @@ public enum PathNormalizer {
     public static func normalize(_ pathAndQuery: String) -> Result<String, Refusal> {
         let bytes = Array(pathAndQuery.utf8)
         let q = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        // A '%' must start an escape (RFC 3986 section 2.1). A stray one could combine with a decoded
+        // character into a new escape (`%2%65` decodes to `%2e`), which the origin would decode
+        // again into a dot that eddy never saw (found by the FuzzURL harness).
+        guard hasOnlyWellFormedEscapes(bytes[..<q]) else { return .failure(.malformedEscape) }
         let path = decodeUnreserved(bytes[..<q])
         if hasAmbiguousDots(path) { return .failure(.ambiguousDotSegment) }
         guard let resolved = removeDotSegments(path) else { return .failure(.climbsAboveRoot) }
@@ -74,6 +80,20 @@ public enum PathNormalizer {
         }
         if result.first != slash { result.insert(slash, at: 0) }
         return result
+    }
+
+    /// True when every '%' starts a two-hex-digit escape.
+    static func hasOnlyWellFormedEscapes(_ s: ArraySlice<UInt8>) -> Bool {
+        var i = s.startIndex
+        while i < s.endIndex {
+            if s[i] == UInt8(ascii: "%") {
+                guard i + 2 < s.endIndex, HexDigit.value(s[i + 1]) != nil, HexDigit.value(s[i + 2]) != nil else { return false }
+                i += 3
+                continue
+            }
+            i += 1
+        }
+        return true
     }
 
     /// Decodes `%XX` where XX is an unreserved character (ALPHA / DIGIT / "-" / "." / "_" / "~");

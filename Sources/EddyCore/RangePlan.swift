@@ -29,7 +29,9 @@ public enum RangePlan: Equatable, Sendable {
         }
         if spans.count == 1 { return .single(spans[0]) }
         // Coalesce overlapping or adjacent spans; a client asking for the same bytes twice gets them once.
-        let requested = spans.reduce(0) { $0 + $1.count }
+        // Saturating sums: a stored length may be as large as a saturated Content-Length (Int.max),
+        // and each part may be that long (found by the FuzzRange harness).
+        let requested = spans.reduce(0) { sum, s in sum.addingReportingOverflow(s.count).overflow ? Int.max : sum + s.count }
         spans.sort { $0.first < $1.first }
         var merged: [ByteSpan] = []
         for s in spans {
@@ -39,7 +41,8 @@ public enum RangePlan: Equatable, Sendable {
                 merged.append(s)
             }
         }
-        if requested > multipartAmplification * Swift.max(length, 1) { return .full }
+        let (limit, overflow) = Swift.max(length, 1).multipliedReportingOverflow(by: multipartAmplification)
+        if !overflow && requested > limit { return .full }
         if merged.count == 1 { return .single(merged[0]) }
         return .multipart(merged)
     }

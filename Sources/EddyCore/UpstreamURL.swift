@@ -83,6 +83,9 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
                 || (bracketed && (c == 58 || c == 37))
         }
         guard !host.isEmpty, host.utf8.allSatisfy(hostByteAllowed) else { return nil }
+        // An IP-literal is an IPv6 address (RFC 3986 section 3.2.2); `[example.com]` or `[a%25b]`
+        // would normalize to a key that does not parse again (found by the FuzzURL harness).
+        if bracketed { guard IPv6Address.parse(String(host)) != nil, host.utf8.contains(58) else { return nil } }
         var port = UpstreamURL.defaultPort(scheme)
         if let portText, !portText.isEmpty {
             // port = *DIGIT (RFC 3986 section 3.2.3); Int() alone would also take a sign.

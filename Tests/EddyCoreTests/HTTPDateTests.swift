@@ -78,4 +78,19 @@ final class HTTPDateTests: XCTestCase {
             XCTAssertEqual(HTTPDate.days(fromCivil: y, m, dd), d)
         }
     }
+
+    /// FuzzHeaders: a year of 12 digits overflowed the day arithmetic and crashed.
+    func test_parse_hugeYear_isNil() {
+        XCTAssertNil(HTTPDate.parse("Sun, 06 Nov 999999999999 08:49:37 GMT"))
+        XCTAssertNil(HTTPDate.parse("Sunday, 06-Nov-99999999999999999 08:49:37 GMT"))
+        XCTAssertNil(HTTPDate.parse("Sun Nov  6 08:49:37 99999999999999"))
+        XCTAssertNotNil(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT"))
+    }
+
+    /// FuzzHeaders: the leap second ending year 9999 parsed to a time that formats as year 10000.
+    func test_parse_leapSecondEndingYear9999_isNilAndLastSecondRoundTrips() {
+        XCTAssertNil(HTTPDate.parse("Fri, 31 Dec 9999 23:59:60 GMT"))
+        let t = HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT")!
+        XCTAssertEqual(HTTPDate.parse(HTTPDate.format(t)), t)
+    }
 }

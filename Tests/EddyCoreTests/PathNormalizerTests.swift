@@ -43,8 +43,7 @@ final class PathNormalizerTests: XCTestCase {
 
     func test_normalize_unreservedEscapes_areDecodedOthersKept() {
         XCTAssertEqual(normalized("/%41%7e%2D/%20x"), "/A~-/%20x")
-        XCTAssertEqual(normalized("/a%2"), "/a%2")
-        XCTAssertEqual(normalized("/%zz"), "/%zz")
+        XCTAssertEqual(normalized("/a%2Fb%20c"), "/a%2Fb%20c")
     }
 
     func test_normalize_query_isKeptAsIs() {
@@ -64,6 +63,20 @@ final class PathNormalizerTests: XCTestCase {
     func test_normalize_pathsThatNeedNoWork_areUnchanged() {
         for s in ["/a/b.mp4", "/movies/a.b.c.ts?x=/../y", "/", "/a..b/c"] {
             XCTAssertEqual(normalized(s), s)
+        }
+    }
+
+    func test_normalize_malformedEscapes_areRefused() {
+        for s in ["/a%2", "/%zz", "/%", "/a%g0", "/v/%2%65%2%65/x", "/http//1%2%65"] {
+            XCTAssertEqual(refusal(s), .malformedEscape, s)
+        }
+    }
+
+    /// FuzzURL found `%2%65` decoding into a new escape `%2e`; whatever is accepted must be a fixed point.
+    func test_normalize_isIdempotentOnWhatItAccepts() {
+        for s in ["/a/%41/../b", "/%2e/x", "/a%2Fb", "/x/./%7e/y?q=%2", "/%25%32%65"] {
+            guard let once = normalized(s) else { continue }
+            XCTAssertEqual(normalized(once), once, s)
         }
     }
 }

@@ -127,4 +127,15 @@ final class RangePlanTests: XCTestCase {
         XCTAssertEqual(plan("bytes=0-,-1", length: 0), .full)
         XCTAssertEqual(plan("bytes=-0", length: 0), .unsatisfiable)
     }
+
+    /// FuzzRange: a saturated Content-Length (Int.max) made the sums overflow and crash.
+    func test_make_atTheLargestLength_doesNotOverflow() {
+        let open = RangeHeader.parse("bytes=0-,-5")
+        XCTAssertEqual(RangePlan.make(open, length: Int.max), .single(ByteSpan(first: 0, last: Int.max - 1)), "coalesced into one")
+        let two = RangeHeader.parse("bytes=0-0,5-5")
+        XCTAssertEqual(RangePlan.make(two, length: Int.max),
+                       .multipart([ByteSpan(first: 0, last: 0), ByteSpan(first: 5, last: 5)]))
+        XCTAssertEqual(RangePlan.make(two, length: Int.max / 2 + 7),
+                       .multipart([ByteSpan(first: 0, last: 0), ByteSpan(first: 5, last: 5)]))
+    }
 }

@@ -150,4 +150,18 @@ final class UpstreamURLTests: XCTestCase {
         XCTAssertNotEqual(u, url("http://[::1]:8081/v/a.ts"))
         XCTAssertNotEqual(url("http://a/x"), url("https://a/x"))
     }
+
+    func test_parse_bracketedHostThatIsNotIPv6_isNil() {
+        for s in ["http://[a%25b]/x", "http://[example.com]/x", "http://[127.0.0.1]/x", "http://[]/x", "http://[::1%25lo/x"] {
+            XCTAssertNil(UpstreamURL.parse(Substring(s)), s)
+        }
+        XCTAssertEqual(UpstreamURL.parse("http://[::1%25lo]:8080/x")?.description, "http://[::1%25lo]:8080/x")
+    }
+
+    func test_parse_descriptionParsesAgainToTheSameURL() {
+        for s in ["http://[2001:DB8::1]/a", "https://Example.COM:443/a?b", "http://h:8080", "http://[::ffff:1.2.3.4]:1/x#f"] {
+            guard let u = UpstreamURL.parse(Substring(s)) else { return XCTFail(s) }
+            XCTAssertEqual(UpstreamURL.parse(Substring(u.description)), u, s)
+        }
+    }
 }

@@ -214,20 +214,6 @@ public final class Proxy {
                     checkAddress: checkAddress, userAgent: userAgent)
     }
 
-    /// Headers on every upstream request eddy makes.
-    func upstreamBaseHeaders(userAgent: String?) -> HTTPHeaders {
-        var h = HTTPHeaders()
-        h.set("Via", via) // RFC 9110 section 7.6.3
-        h.set("User-Agent", userAgent ?? "eddy/0.1")
-        return h
-    }
-
-    /// `Via` for a response: the upstream's Via list, then eddy.
-    func via(appendingTo upstream: String?) -> String {
-        guard let upstream, !upstream.isEmpty else { return via }
-        return upstream + ", " + via
-    }
-
     /// The discovery fill's head arrived: release its waiters.
     func discoveryEnded(_ fill: FillSession, storable: Bool) {
         if discovering[fill.key] === fill { discovering[fill.key] = nil }

@@ -15,14 +15,10 @@ extension CacheExchange {
             abort("cache unwritable and the response can not be resumed uncached")
             return
         }
-        var req = UpstreamRequest(url: url)
-        req.refuseInternalAddresses = checkAddress
-        req.headers = proxy.upstreamBaseHeaders(userAgent: request.headers["User-Agent"])
-        req.headers.set("Range", "bytes=\(pos)-\(end - 1)")
-        req.headers.set("If-Range", validator)
-        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
-        direct = t
         let asked = RangeResponseCheck.Asked.span(first: pos, last: end - 1)
+        let t = proxy.transfer(for: proxy.upstreamRequest(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
+                                                          range: asked, condition: .ifRange(validator)))
+        direct = t
         t.onHead = { head in
             guard head.status == 206, case .success = RangeResponseCheck.verify(
                 asked: asked, contentRange: head.headers["Content-Range"], contentLength: head.contentLength,

@@ -27,18 +27,15 @@ extension CacheExchange {
         }
         let fills = ResourceFills.of(r)
         fills.hlsKind = playlist.kind
-        let body = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
-        var h = proxy.responseHeaders(for: r).headers
-        h.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
-        // The body is eddy's transformation of the origin's: the origin's validator does not name it.
-        h.remove("ETag")
-        h.set("Accept-Ranges", "none")
-        h.set("Content-Length", "\(body.count)")
+        var stored = proxy.responseHeaders(for: r).headers
+        stored.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
+        let response = proxy.playlistResponse(playlist, headers: stored, url: url, form: form)
+        var h = response.headers
         cacheStatus.stored = cacheStatus.forward != nil
         if case .live = playlist.kind {} else { cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock()) }
         h.set("Cache-Status", cacheStatus.description)
         bytesServed = r.meta.length ?? 0
-        request.send(status: 200, headers: h, body: isHead ? [] : body)
+        request.send(status: 200, headers: h, body: isHead ? [] : response.body)
         complete()
     }
 }

@@ -46,16 +46,15 @@ final class DirectExchange {
             _ = forwardHead(head)
             return
         }
-        var req = UpstreamRequest(url: url)
-        req.method = request.method == "HEAD" ? "HEAD" : "GET"
-        req.refuseInternalAddresses = checkAddress
-        req.headers = proxy.upstreamBaseHeaders(userAgent: request.headers["User-Agent"])
         // End-to-end request fields that shape this one response travel on.
+        var passed = HTTPHeaders()
         for name in ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
                      "Authorization", "Cookie", "Accept", "Accept-Language", "Referer"] {
-            if let v = request.headers[name] { req.headers.set(name, v) }
+            if let v = request.headers[name] { passed.set(name, v) }
         }
-        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
+        let req = proxy.upstreamRequest(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
+                                        userAgent: request.headers["User-Agent"], passing: passed)
+        let t = proxy.transfer(for: req)
         transfer = t
         wire(t)
         t.onHead = { head in self.forwardHead(head) }
@@ -120,13 +119,13 @@ final class DirectExchange {
         transfer = nil
         guard !done else { return }
         if error == nil, let body = playlistBody, var h = playlistHead {
-            var out = body
             if let playlist = Proxy.playlist(from: body) {
-                out = Array(proxy.rewrite(playlist, url: url, form: form).text.utf8)
-                h.remove("ETag") // eddy's transformation, not the origin's representation
+                let response = proxy.playlistResponse(playlist, headers: h, url: url, form: form)
+                request.send(status: 200, headers: response.headers, body: response.body)
+            } else {
+                h.set("Content-Length", "\(body.count)") // not text after all: the origin's bytes
+                request.send(status: 200, headers: h, body: body)
             }
-            h.set("Content-Length", "\(out.count)")
-            request.send(status: 200, headers: h, body: out)
             finish()
             return
         }

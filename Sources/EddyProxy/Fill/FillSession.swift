@@ -69,26 +69,16 @@ final class FillSession {
         case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
         case .suffix?, nil: machine = FillStateMachine(start: 0, end: nil)
         }
-        var req = UpstreamRequest(url: url)
-        req.refuseInternalAddresses = checkAddress
-        req.headers = proxy.upstreamBaseHeaders(userAgent: userAgent)
-        switch asked {
-        case let .span(first, last)?: req.headers.set("Range", "bytes=\(first)-\(last.map(String.init) ?? "")")
-        case let .suffix(n)?: req.headers.set("Range", "bytes=-\(n)")
-        case nil: break
-        }
+        var condition = Proxy.UpstreamCondition.none
         if let r = resource {
             if kind == .revalidation {
-                // RFC 9111 section 4.3.1: validate with the stored validators; a 304 refreshes headers.
-                if let etag = r.meta.etag { req.headers.set("If-None-Match", etag) }
-                else if let lm = r.meta.lastModified { req.headers.set("If-Modified-Since", lm) }
+                condition = .revalidate(etag: r.meta.etag, lastModified: r.meta.lastModified)
             } else if let v = r.meta.ifRangeValidator {
-                // RFC 9110 section 13.1.5: if the origin changed, it answers 200 with the new version
-                // instead of a 206 that would be mixed with the old bytes.
-                req.headers.set("If-Range", v)
+                condition = .ifRange(v)
             }
         }
-        let t = UpstreamTransfer(multi: proxy.curl, request: req, timeouts: proxy.config.upstreamTimeouts)
+        let t = proxy.transfer(for: proxy.upstreamRequest(url, checkAddress: checkAddress, userAgent: userAgent,
+                                                          range: asked, condition: condition))
         transfer = t
         // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
         // when the transfer completes or is cancelled (it drops its callbacks then).

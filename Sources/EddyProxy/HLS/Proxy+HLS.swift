@@ -40,6 +40,18 @@ extension Proxy {
         return HLSPlaylist(text)
     }
 
+    /// The response to send for a playlist fetched from `url`, cached or passed through: its body
+    /// rewritten for the client's URL form, and the fields a transformed body needs. The origin's
+    /// validator does not name eddy's body, and ranges of the origin's bytes do not apply to it.
+    func playlistResponse(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm) -> (body: [UInt8], headers: HTTPHeaders) {
+        let body = Array(rewrite(playlist, url: url, form: form).text.utf8)
+        var h = headers
+        h.remove("ETag")
+        h.set("Accept-Ranges", "none")
+        h.set("Content-Length", "\(body.count)")
+        return (body, h)
+    }
+
     /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`,
     /// and learns its segments and keys. URIs eddy may not fetch, and non-HTTP ones, stay as written.
     func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm) -> HLSPlaylist {

@@ -1,0 +1,53 @@
+import EddyCore
+import EddyLoop
+
+/// Every upstream request eddy makes, built in one place: fills, uncached tails and pass-through
+/// responses differ only in the range and the conditional they carry.
+extension Proxy {
+    /// The condition an upstream request carries.
+    enum UpstreamCondition {
+        case none
+        /// `If-Range` with the stored validator: a changed origin answers 200 with the new version
+        /// instead of a 206 that would be mixed with the old bytes (RFC 9110 section 13.1.5).
+        case ifRange(String)
+        /// Validation of a stored response with its validators; a 304 refreshes it (RFC 9111
+        /// section 4.3.1). The entity tag is preferred when there is one.
+        case revalidate(etag: String?, lastModified: String?)
+    }
+
+    /// A request for `url`: Via and User-Agent always (RFC 9110 section 7.6.3), then the range,
+    /// the condition, and any fields passed on from the client's request.
+    func upstreamRequest(_ url: UpstreamURL, method: String = "GET", checkAddress: Bool, userAgent: String?,
+                         range: RangeResponseCheck.Asked? = nil, condition: UpstreamCondition = .none,
+                         passing fields: HTTPHeaders = HTTPHeaders()) -> UpstreamRequest {
+        var req = UpstreamRequest(url: url)
+        req.method = method
+        req.refuseInternalAddresses = checkAddress
+        req.headers.set("Via", via)
+        req.headers.set("User-Agent", userAgent ?? "eddy/0.1")
+        for (name, value) in fields { req.headers.set(name, value) }
+        switch range {
+        case let .span(first, last)?: req.headers.set("Range", "bytes=\(first)-\(last.map(String.init) ?? "")")
+        case let .suffix(n)?: req.headers.set("Range", "bytes=-\(n)")
+        case nil: break
+        }
+        switch condition {
+        case .none: break
+        case let .ifRange(validator): req.headers.set("If-Range", validator)
+        case let .revalidate(etag, lastModified):
+            if let etag { req.headers.set("If-None-Match", etag) } else if let lastModified { req.headers.set("If-Modified-Since", lastModified) }
+        }
+        return req
+    }
+
+    /// A transfer for `request` with the configured timeouts, counted in the metrics when started.
+    func transfer(for request: UpstreamRequest) -> UpstreamTransfer {
+        UpstreamTransfer(multi: curl, request: request, timeouts: config.upstreamTimeouts)
+    }
+
+    /// `Via` for a response: the upstream's Via list, then eddy.
+    func via(appendingTo upstream: String?) -> String {
+        guard let upstream, !upstream.isEmpty else { return via }
+        return upstream + ", " + via
+    }
+}

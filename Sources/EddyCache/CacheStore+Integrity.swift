@@ -19,7 +19,9 @@ extension CacheStore {
         r.fd = fd
         var st = stat()
         if fstat(fd, &st) == 0, let end = r.confirmed.ranges.last?.upperBound, Int(st.st_size) < end {
-            dropDamaged(r, Int(st.st_size)..<Int.max, reason: "data file truncated")
+            // The block the file now ends in is incomplete too, unless it is the resource's last.
+            let cut = Int(st.st_size) == r.meta.length ? Int(st.st_size) : CacheStore.blocks.floor(Int(st.st_size))
+            dropDamaged(r, cut..<Int.max, reason: "data file truncated")
         }
     }
 
@@ -27,7 +29,8 @@ extension CacheStore {
     /// run against their stored CRC-32s (one read of each such block, once). Drops damaged blocks.
     /// Returns false when some block in `range` turned out damaged: its bytes are missing now.
     public func verify(_ r: CachedResource, _ range: Range<Int>) -> Bool {
-        guard !r.unverified.isEmpty, !range.isEmpty else { return true }
+        // Without an open file (descriptors ran out) nothing can be checked now: not damage.
+        guard !r.unverified.isEmpty, !range.isEmpty, r.fd >= 0 else { return true }
         let pending = r.unverified.intersection(range)
         guard !pending.isEmpty else { return true }
         if r.knownChecksums == nil {

@@ -45,7 +45,7 @@ public enum CacheVerifier {
                 if fstat(fd, &st) == 0, let end = row.ranges.ranges.last?.upperBound, Int(st.st_size) < end {
                     report.truncatedFiles += 1
                     onDamage(row.key, "data file truncated at \(st.st_size)")
-                    row.ranges.remove(Int(st.st_size)..<Int.max)
+                    row.ranges.remove(CacheStore.blocks.floor(Int(st.st_size))..<Int.max)
                 }
                 let sums = try index.checksums(id: row.id, version: row.version)
                 for span in row.ranges.ranges {

@@ -19,7 +19,7 @@ public enum PathNormalizer {
             switch self {
             case .climbsAboveRoot: return "path climbs above the route's base"
             case .ambiguousDotSegment: return "dot segment next to an encoded separator"
-            case .malformedEscape: return "a '%' not followed by two hex digits"
+            case .malformedEscape: return "a '%' not followed by two hex digits, or an escaped control character"
             }
         }
     }
@@ -82,12 +82,15 @@ public enum PathNormalizer {
         return result
     }
 
-    /// True when every '%' starts a two-hex-digit escape.
+    /// True when every '%' starts a two-hex-digit escape of a printable character (an escaped NUL
+    /// or control character would end or bend the path on the origin's side).
     static func hasOnlyWellFormedEscapes(_ s: ArraySlice<UInt8>) -> Bool {
         var i = s.startIndex
         while i < s.endIndex {
             if s[i] == UInt8(ascii: "%") {
-                guard i + 2 < s.endIndex, HexDigit.value(s[i + 1]) != nil, HexDigit.value(s[i + 2]) != nil else { return false }
+                guard i + 2 < s.endIndex, let h = HexDigit.value(s[i + 1]), let l = HexDigit.value(s[i + 2]) else { return false }
+                let c = h << 4 | l
+                guard c >= 0x20 && c != 0x7F else { return false }
                 i += 3
                 continue
             }
@@ -125,8 +128,9 @@ public enum PathNormalizer {
         var i = 0
         while i < path.count {
             let c = path[i]
-            if c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
-                if c == UInt8(ascii: "\\") { sawEncoded = true }
+            // ';' too: some servers (Tomcat) drop path parameters, so "/..;/" is a ".." to them.
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") || c == UInt8(ascii: ";") {
+                if c != UInt8(ascii: "/") { sawEncoded = true }
                 pieces.append([])
                 i += 1
                 continue

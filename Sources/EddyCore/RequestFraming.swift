@@ -11,7 +11,7 @@
 public enum RequestFraming {
     /// The status and reason for a request that must be refused, or nil when it is acceptable.
     public static func problem(major: Int, minor: Int, headers: HTTPHeaders) -> (status: Int, reason: String)? {
-        guard major == 1, minor <= 1 else { return (505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1") }
+        guard major == 1, (0...1).contains(minor) else { return (505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1") }
         var hosts = 0
         var length: Substring? = nil
         for (name, value) in headers {
@@ -26,8 +26,10 @@ public enum RequestFraming {
                     length = v
                 }
             }
-            if name.caseInsensitiveEquals("Transfer-Encoding") && !String(value.trimmingOWS()).caseInsensitiveEquals("chunked") {
-                return (400, "unsupported Transfer-Encoding")
+            if name.caseInsensitiveEquals("Transfer-Encoding") {
+                // RFC 9112 section 6.1: in HTTP/1.0 it is faulty framing; otherwise only chunked is decoded.
+                if minor == 0 { return (400, "Transfer-Encoding in an HTTP/1.0 request") }
+                if !String(value.trimmingOWS()).caseInsensitiveEquals("chunked") { return (400, "unsupported Transfer-Encoding") }
             }
         }
         if hosts > 1 { return (400, "more than one Host field") }

@@ -51,6 +51,7 @@ public struct UpstreamGate: Sendable {
     public func isUnderRoute(_ url: UpstreamURL) -> Bool {
         for route in routes where route.base.host == url.host && route.base.port == url.port && route.base.scheme == url.scheme {
             var base = route.base.pathAndQuery
+            if case let .success(normalized) = PathNormalizer.normalize(base) { base = normalized }
             if !base.hasSuffix("/") { base += "/" }
             if base == "/" { return true }
             guard case let .success(path) = PathNormalizer.normalize(url.pathAndQuery) else { continue }

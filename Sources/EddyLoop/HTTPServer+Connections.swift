@@ -75,7 +75,9 @@ extension HTTPServer {
         let now = EventLoop.monotonic()
         let timeout = Double(limits.headerTimeout)
         for c in connections.values where !c.closing {
-            if let t = c.headerStartedAt, now - t > timeout {
+            // A response still draining to a slow client is not a slow request: bytes a client
+            // sends meanwhile (a pipelined request) wait their turn.
+            if let t = c.headerStartedAt, now - t > timeout, c.isIdle {
                 headerTimeouts += 1
                 c.close()
             }

@@ -103,6 +103,14 @@ public final class UpstreamTransfer {
                 return t.openSocket(addr!)
             }
             eddy_curl_easy_setopt_ptr(easy, CURLOPT_OPENSOCKETDATA, me)
+            // opensocket runs only for new connections; a reused one (opened for a mapped origin
+            // that is allowed to be internal) would skip it. The pre-request callback sees the
+            // address of whichever connection the request goes out on.
+            eddy_curl_easy_setopt_prereq(easy) { clientp, primaryIP, _, _, _ in
+                let t = Unmanaged<UpstreamTransfer>.fromOpaque(clientp!).takeUnretainedValue()
+                return t.connectionAllowed(primaryIP.map { String(cString: $0) }) ? 0 : 1 // CURL_PREREQFUNC_OK / _ABORT
+            }
+            eddy_curl_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me)
         }
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
@@ -179,6 +187,18 @@ public final class UpstreamTransfer {
             return eddy_CURL_SOCKET_BAD
         }
         return socket(family, addr.pointee.socktype, addr.pointee.protocol)
+    }
+
+    /// The address a request is about to go out to, in text: false (and the transfer ends as
+    /// refused) when it is internal.
+    private func connectionAllowed(_ ip: String?) -> Bool {
+        guard let ip else { blockedAddress = true; return false }
+        let internalAddress: Bool
+        if let v4 = AddressPolicy.parseIPv4(ip) { internalAddress = AddressPolicy.isInternal(ipv4: v4) }
+        else if let v6 = IPv6Address.parse(ip) { internalAddress = AddressPolicy.isInternal(ipv6: v6) }
+        else { internalAddress = true }
+        if internalAddress { blockedAddress = true }
+        return !internalAddress
     }
 
     private func headerLine(_ raw: UnsafeRawBufferPointer) -> Bool {

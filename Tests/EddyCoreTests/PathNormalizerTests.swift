@@ -79,4 +79,13 @@ final class PathNormalizerTests: XCTestCase {
             XCTAssertEqual(normalized(once), once, s)
         }
     }
+
+    func test_normalize_escapedControlCharactersAndPathParameterDots_areRefused() {
+        XCTAssertEqual(refusal("/a%00.mp4"), .malformedEscape)
+        XCTAssertEqual(refusal("/a%0a"), .malformedEscape)
+        XCTAssertEqual(refusal("/a%7F"), .malformedEscape)
+        XCTAssertEqual(refusal("/..;/private"), .ambiguousDotSegment)
+        XCTAssertEqual(refusal("/a/.;x/b"), .ambiguousDotSegment)
+        XCTAssertEqual(normalized("/a;b/c.ts;jsessionid=1"), "/a;b/c.ts;jsessionid=1")
+    }
 }

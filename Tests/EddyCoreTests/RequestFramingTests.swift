@@ -19,6 +19,7 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertEqual(status([("Host", "x")], major: 1, minor: 9), 505)
         XCTAssertEqual(status([("Host", "x")], major: 2, minor: 0), 505)
         XCTAssertEqual(status([("Host", "x")], major: 0, minor: 9), 505)
+        XCTAssertEqual(status([("Host", "x")], major: 1, minor: -1), 505)
     }
 
     func test_problem_framingAmbiguities_get400() {
@@ -29,6 +30,7 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertEqual(status([("Host", "x"), ("Transfer-Encoding", "xchunked")]), 400)
         XCTAssertEqual(status([("Host", "x"), ("Transfer-Encoding", "gzip, chunked")]), 400)
         XCTAssertEqual(status([("Host", "x"), ("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")]), 400)
+        XCTAssertEqual(status([("Transfer-Encoding", "chunked")], major: 1, minor: 0), 400, "faulty framing in HTTP/1.0 (RFC 9112 section 6.1)")
     }
 
     func test_problem_hostRules_followRFC9112Section3_2() {

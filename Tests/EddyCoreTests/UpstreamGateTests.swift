@@ -42,4 +42,10 @@ final class UpstreamGateTests: XCTestCase {
         guard case .refuse = g.check(url("http://evil.example.com/x")) else { return XCTFail() }
         XCTAssertEqual(g.check(url("http://a.example.org/x")), .allow(checkAddress: true))
     }
+
+    func test_check_baseWithUnreservedEscapes_admitsItsOwnRoute() {
+        let g = UpstreamGate(routes: [OriginRoute(prefix: "/u/", base: url("http://origin.example/%7Euser"))], allowHosts: [])
+        XCTAssertEqual(g.check(url("http://origin.example/~user/a.ts")), .allow(checkAddress: false))
+        XCTAssertEqual(g.check(url("http://origin.example/%7Euser/a.ts")), .allow(checkAddress: false))
+    }
 }

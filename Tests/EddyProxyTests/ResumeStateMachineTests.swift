@@ -52,16 +52,18 @@ final class ResumeStateMachineTests: XCTestCase {
         XCTAssertEqual(m.failures, 0)
     }
 
-    func test_stalledOrigin_atOrBeforeThePosition_givesUpAtOnce() {
+    func test_stalledOrigin_atThePosition_givesUpAtOnce() {
         var m = ResumeStateMachine(maxAttempts: 4)
         _ = m.needFill(at: 300, stalledAt: nil)
         XCTAssertEqual(m.needFill(at: 300, stalledAt: 300), .giveUp("upstream stalled at byte 300 for the stall timeout"))
     }
 
-    func test_stall_beyondThePosition_orAtANewPosition_doesNotStopAFill() {
+    func test_stall_elsewhere_orAtANewPosition_doesNotStopAFill() {
         var m = ResumeStateMachine(maxAttempts: 4)
-        XCTAssertEqual(m.needFill(at: 300, stalledAt: 100), .startFill(isResume: false), "first ask: a new fill")
+        XCTAssertEqual(m.needFill(at: 300, stalledAt: 300), .startFill(isResume: false), "first ask: a new fill")
         XCTAssertEqual(m.needFill(at: 300, stalledAt: 900), .retry(after: 0.1))
+        m.timerFired()
+        XCTAssertEqual(m.needFill(at: 300, stalledAt: 100), .startFill(isResume: true), "a stall before this position is another fill's")
     }
 
     func test_timerFired_whileMovedOn_doesNotMakeANewPositionAResume() {

@@ -158,6 +158,12 @@ final class CacheExchange {
             return
         }
         if streaming { abort(reason); return }
+        if validated, let r = resource, proxy.store.lookup(key, now: proxy.loop.wallClock()) === r {
+            // The fill asked before the head failed (or was cancelled by a version change): go on
+            // as any response does, with the stored bytes and the usual resume policy.
+            respond(r)
+            return
+        }
         fail(timeout ? 504 : 502, "upstream: \(reason)")
     }
 

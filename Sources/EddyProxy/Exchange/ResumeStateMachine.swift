@@ -38,7 +38,8 @@ struct ResumeStateMachine: Equatable {
             lastFillAt = position
             return .startFill(isResume: false)
         }
-        if let stalled = stalledAt, stalled <= position { return .giveUp("upstream stalled at byte \(stalled) for the stall timeout") }
+        // Only a stall where this response waits: a fill elsewhere that stalled says nothing of this one.
+        if let stalled = stalledAt, stalled == position { return .giveUp("upstream stalled at byte \(stalled) for the stall timeout") }
         if timerPending { return .keepWaiting }
         if retryDue {
             retryDue = false

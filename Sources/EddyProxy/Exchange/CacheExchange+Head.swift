@@ -40,43 +40,27 @@ extension CacheExchange {
             startStreaming(status: 200, headers: stored, extra: extra)
             return
         }
-        var status = 200
-        var multipart: HeaderBlock?
-        switch RangePlan.make(header, length: length) {
-        case .full:
-            pieces = [.resource(0..<length)]
-            extra.add("Content-Length", String(length)) // never among the stored fields (StoragePolicy)
-        case let .single(span):
-            status = 206
-            pieces = [.resource(span.range)]
-            extra.add("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
-            extra.add("Content-Length", String(span.count))
-        case let .multipart(spans):
-            status = 206
-            let boundary = "eddy-\(r.id)-\(version)-\(length)"
-            let type = m.contentType ?? "application/octet-stream"
-            var total = 0
-            for (i, s) in spans.enumerated() {
-                let part = Array("\(i == 0 ? "" : "\r\n")--\(boundary)\r\nContent-Type: \(type)\r\nContent-Range: bytes \(s.first)-\(s.last)/\(length)\r\n\r\n".utf8)
-                pieces.append(.bytes(part))
-                pieces.append(.resource(s.range))
-                total += part.count + s.count
-            }
-            let closing = Array("\r\n--\(boundary)--\r\n".utf8)
-            pieces.append(.bytes(closing))
-            total += closing.count
-            var headers = stored.headers.appending(extra)
-            headers.set("Content-Type", "multipart/byteranges; boundary=\(boundary)")
-            headers.set("Content-Length", "\(total)")
-            multipart = HeaderBlock(headers)
-            extra = HTTPHeaders()
-        case .unsatisfiable:
+        let plan = ResponsePlan.make(RangePlan.make(header, length: length), length: length, contentType: m.contentType,
+                                     boundary: "eddy-\(r.id)-\(version)-\(length)")
+        if plan.status == 416 {
             var headers = stored.headers.appending(extra).withoutBodyFields()
-            headers.set("Content-Range", "bytes */\(length)")
+            for (n, v) in plan.bodyFields { headers.set(n, v) }
             pieces = []
             cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil
             finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
             return
+        }
+        let status = plan.status
+        pieces = plan.pieces
+        var multipart: HeaderBlock?
+        if plan.isMultipart {
+            // Its Content-Type replaces the representation's, so the stored fields are copied.
+            var headers = stored.headers.appending(extra)
+            for (n, v) in plan.bodyFields { headers.set(n, v) }
+            multipart = HeaderBlock(headers)
+            extra = HTTPHeaders()
+        } else {
+            for (n, v) in plan.bodyFields { extra.add(n, v) } // never among the stored fields (StoragePolicy)
         }
         if !r.isComplete && m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
             // Bytes of responses without a validator can not be proven to belong together

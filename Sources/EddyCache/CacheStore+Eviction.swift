@@ -68,12 +68,7 @@ extension CacheStore {
                 guard !whole.isEmpty else { continue }
                 let take = Swift.min(whole.count, CacheStore.blocks.ceiling(totalBytes - target))
                 let cut = whole.lowerBound..<(whole.lowerBound + take)
-                let before = r.confirmed.count
-                r.confirmed.remove(cut)
-                let freed = before - r.confirmed.count
-                r.accountedBytes -= freed
-                totalBytes -= freed
-                r.dirty = true
+                let freed = unconfirm(r, cut)
                 punches.append((path(r), cut))
                 onEvict?(freed)
             }

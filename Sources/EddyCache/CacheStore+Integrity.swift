@@ -54,21 +54,14 @@ extension CacheStore {
     /// The CRC-32 of `range` of the file, or nil when it can not be read whole.
     static func crc(fd: Int32, _ range: Range<Int>) -> UInt32? {
         var buf = [UInt8](repeating: 0, count: range.count)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, range.count, off_t(range.lowerBound)) }
-        guard n == range.count else { return nil }
+        guard buf.withUnsafeMutableBytes({ read(fd: fd, range, into: $0) }) else { return nil }
         return buf.withUnsafeBytes { UInt32(truncatingIfNeeded: eddy_crc32(0, $0.baseAddress, UInt($0.count))) }
     }
 
     /// Forgets confirmed bytes in `range` that are not on disk as they were written, so they are
     /// fetched again; logs the damage once per resource.
     public func dropDamaged(_ r: CachedResource, _ range: Range<Int>, reason: String) {
-        let before = r.confirmed.count
-        r.confirmed.remove(range)
-        r.unverified.remove(range)
-        let dropped = before - r.confirmed.count
-        r.accountedBytes -= dropped
-        totalBytes -= dropped
-        r.dirty = true
+        let dropped = unconfirm(r, range)
         guard dropped > 0, damageLogged.insert(r.key).inserted else { return }
         logger.error("cache data damaged; dropping it to fetch again", metadata: [
             "key": "\(r.key)", "reason": "\(reason)", "bytes": "\(dropped)", "file": "\(path(r))",

@@ -209,10 +209,16 @@ public final class CacheStore {
     /// Reads `range` of `r` into `buffer` (at least `range.count` bytes); false when the file is
     /// short or unreadable.
     public func read(_ r: CachedResource, _ range: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
-        guard r.fd >= 0, buffer.count >= range.count else { return false }
+        CacheStore.read(fd: r.fd, range, into: buffer)
+    }
+
+    /// Reads all of `range` of `fd` into `buffer`, retrying short reads and EINTR; false when the
+    /// file is short or unreadable.
+    static func read(fd: Int32, _ range: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard fd >= 0, buffer.count >= range.count else { return false }
         var done = 0
         while done < range.count {
-            let n = pread(r.fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+            let n = pread(fd, buffer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             done += n
@@ -243,6 +249,19 @@ public final class CacheStore {
         totalBytes += added
         r.dirty = true
         if maxSize > 0 && totalBytes > budget { evict() }
+    }
+
+    /// Takes `range` out of the confirmed bytes (eviction, damage) and the totals; returns the
+    /// number of confirmed bytes it held.
+    func unconfirm(_ r: CachedResource, _ range: Range<Int>) -> Int {
+        let before = r.confirmed.count
+        r.confirmed.remove(range)
+        r.unverified.remove(range)
+        let freed = before - r.confirmed.count
+        r.accountedBytes -= freed
+        totalBytes -= freed
+        r.dirty = true
+        return freed
     }
 
     /// Marks a resource used now (for least-recently-used eviction).

@@ -60,11 +60,16 @@ public enum AddressPolicy {
     public static func isInternalLiteral(host: String) -> Bool {
         let h = host.lowercased()
         if h == "localhost" || h.hasSuffix(".localhost") || h == "localhost." || h.hasSuffix(".localhost.") { return true }
-        if let v4 = parseIPv4(h) { return isInternal(ipv4: v4) }
-        if h.utf8.contains(UInt8(ascii: ":")) || h.utf8.contains(UInt8(ascii: "%")) {
-            guard let v6 = IPv6Address.parse(h) else { return true }
-            return isInternal(ipv6: v6)
-        }
-        return false
+        if let internalAddress = isInternal(address: h) { return internalAddress }
+        // Text with a colon or a zone that is not an IPv6 address is refused as internal.
+        return h.utf8.contains(UInt8(ascii: ":")) || h.utf8.contains(UInt8(ascii: "%"))
+    }
+
+    /// For an IPv4 (dotted quad) or IPv6 address in text: whether it is internal; nil when the text
+    /// is not an address.
+    public static func isInternal(address text: String) -> Bool? {
+        if let v4 = parseIPv4(text) { return isInternal(ipv4: v4) }
+        if let v6 = IPv6Address.parse(text) { return isInternal(ipv6: v6) }
+        return nil
     }
 }

@@ -15,7 +15,6 @@ extension HTTPServer {
         // this much is queued; evhttp drains it request by request, which resumes reading. It
         // exceeds the header limit, so a request that fits the limit always fits the buffer.
         bufferevent_setwatermark(bev, eddy_EV_READ, 0, limits.maxHeaderBytes + 4096)
-        connections[bev] = nil // a freed bufferevent's address may be reused
         // The callback's argument is the bufferevent itself: the input buffer (and so the
         // callback) lives exactly as long as it does.
         evbuffer_add_cb(bufferevent_get_input(bev), { _, info, arg in
@@ -33,13 +32,12 @@ extension HTTPServer {
     /// Bytes arrived on a connection: adopt it on the first, and start its header clock when no
     /// request is being answered.
     func bytesArrived(_ bev: OpaquePointer, evcon: OpaquePointer) {
-        if let c = connections[bev] {
+        if let c = connections[evcon] {
             if !c.busy && c.headerStartedAt == nil { c.headerStartedAt = EventLoop.monotonic() }
             return
         }
         let c = ClientConnection(bev: bev, evcon: evcon, createdAt: EventLoop.monotonic())
-        connections[bev] = c
-        byEvcon[evcon] = c
+        connections[evcon] = c
         evhttp_connection_set_closecb(evcon, { conn, arg in
             guard let conn, let arg else { return }
             Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(conn)
@@ -48,13 +46,12 @@ extension HTTPServer {
 
     /// evhttp is freeing the connection: forget it before its memory goes.
     func connectionFreed(_ evcon: OpaquePointer) {
-        guard let c = byEvcon.removeValue(forKey: evcon) else { return }
-        connections[c.bev] = nil
+        connections[evcon] = nil
     }
 
     /// A request was handed to eddy: its header time is over and the connection is busy.
     func requestStarted(_ raw: OpaquePointer) -> ClientConnection? {
-        guard let conn = evhttp_request_get_connection(raw), let c = byEvcon[conn] else { return nil }
+        guard let conn = evhttp_request_get_connection(raw), let c = connections[conn] else { return nil }
         c.busy = true
         c.headerStartedAt = nil
         c.requests += 1
@@ -63,7 +60,7 @@ extension HTTPServer {
 
     /// The response went out (or was abandoned): the connection waits for the next request.
     func requestFinished(_ raw: OpaquePointer) {
-        guard let conn = evhttp_request_get_connection(raw), let c = byEvcon[conn] else { return }
+        guard let conn = evhttp_request_get_connection(raw), let c = connections[conn] else { return }
         c.busy = false
         // A pipelined request may already be waiting: its header time starts now.
         c.headerStartedAt = evbuffer_get_length(bufferevent_get_input(c.bev)) > 0 ? EventLoop.monotonic() : nil

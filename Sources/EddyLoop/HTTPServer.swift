@@ -27,9 +27,9 @@ public final class HTTPServer {
     public internal(set) var shed = 0
     /// accept() calls that failed for lack of descriptors or memory.
     public internal(set) var acceptFailures = 0
-    /// Connections that have sent bytes, by bufferevent and by evhttp connection.
+    /// Connections that have sent bytes, by evhttp connection (removed by evhttp's close callback,
+    /// before the connection's memory can be reused).
     var connections: [OpaquePointer: ClientConnection] = [:]
-    var byEvcon: [OpaquePointer: ClientConnection] = [:]
     /// A descriptor held in reserve and closed when accept runs out, so the next accept succeeds.
     var reserveFD: Int32 = -1
     var lastAcceptWarning = -Double.infinity

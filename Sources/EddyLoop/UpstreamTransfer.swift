@@ -192,11 +192,8 @@ public final class UpstreamTransfer {
     /// The address a request is about to go out to, in text: false (and the transfer ends as
     /// refused) when it is internal.
     private func connectionAllowed(_ ip: String?) -> Bool {
-        guard let ip else { blockedAddress = true; return false }
-        let internalAddress: Bool
-        if let v4 = AddressPolicy.parseIPv4(ip) { internalAddress = AddressPolicy.isInternal(ipv4: v4) }
-        else if let v6 = IPv6Address.parse(ip) { internalAddress = AddressPolicy.isInternal(ipv6: v6) }
-        else { internalAddress = true }
+        // Anything but a public address, including text that is not an address, is refused.
+        let internalAddress = ip.flatMap { AddressPolicy.isInternal(address: $0) } ?? true
         if internalAddress { blockedAddress = true }
         return !internalAddress
     }

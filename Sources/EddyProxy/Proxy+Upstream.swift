@@ -40,7 +40,7 @@ extension Proxy {
         return req
     }
 
-    /// A transfer for `request` with the configured timeouts, counted in the metrics when started.
+    /// A transfer for `request` with the configured timeouts (the caller starts it and counts it).
     func transfer(for request: UpstreamRequest) -> UpstreamTransfer {
         UpstreamTransfer(multi: curl, request: request, timeouts: config.upstreamTimeouts)
     }

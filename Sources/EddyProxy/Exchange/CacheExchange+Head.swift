@@ -174,13 +174,9 @@ extension CacheExchange {
         guard let gap else { return false }
         // A fill of this version already on its way to the gap answers the same question: wait for
         // its head with the others instead of asking the origin again.
-        if let f = fills.fills.first(where: { $0.version == r.version && $0.state == .awaitingHead
-                                              && $0.willCover(gap.at, lookahead: CacheExchange.lookahead) }) {
-            f.headWaiters.append(self)
-            pieces = []
-            return true
-        }
-        let fill = startRangeFill(r, at: gap.at, end: gap.end)
+        let pending = fills.fills.first { $0.version == r.version && $0.state == .awaitingHead
+                                          && $0.willCover(gap.at, lookahead: CacheExchange.lookahead) }
+        let fill = pending ?? startRangeFill(r, at: gap.at, end: gap.end)
         fill.headWaiters.append(self)
         pieces = []
         return true

@@ -25,13 +25,14 @@ public enum PathNormalizer {
     }
 
     /// False when `pathAndQuery` has no dot segment, escape or backslash, so `normalize` would return
-    /// it unchanged: a dot segment starts with "/." (`/a.mp4` has a dot but none). One byte scan,
-    /// for the request path.
+    /// it unchanged: a dot segment starts with "/." or, to servers that drop path parameters, ";."
+    /// (`/a.mp4` has a dot but neither). One byte scan, for the request path.
     public static func mayNeedNormalizing(_ pathAndQuery: String) -> Bool {
         var previous: UInt8 = 0
         for c in pathAndQuery.utf8 {
             if c == UInt8(ascii: "?") { return false }
-            if c == UInt8(ascii: "%") || c == UInt8(ascii: "\\") || (c == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) { return true }
+            if c == UInt8(ascii: "%") || c == UInt8(ascii: "\\")
+                || (c == UInt8(ascii: ".") && (previous == UInt8(ascii: "/") || previous == UInt8(ascii: ";"))) { return true }
             previous = c
         }
         return false

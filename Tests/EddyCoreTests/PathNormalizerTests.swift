@@ -88,4 +88,12 @@ final class PathNormalizerTests: XCTestCase {
         XCTAssertEqual(refusal("/a/.;x/b"), .ambiguousDotSegment)
         XCTAssertEqual(normalized("/a;b/c.ts;jsessionid=1"), "/a;b/c.ts;jsessionid=1")
     }
+
+    /// FuzzURL: "/v//-2;./" skipped normalization in the resolver while the gate refused it.
+    func test_mayNeedNormalizing_agreesWithNormalizeOnPathParameterDots() {
+        for s in ["//-2;./", "/a;.", "/x;..;/y"] {
+            XCTAssertTrue(PathNormalizer.mayNeedNormalizing(s), s)
+            XCTAssertEqual(refusal(s), .ambiguousDotSegment, s)
+        }
+    }
 }

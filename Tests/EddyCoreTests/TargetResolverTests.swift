@@ -52,7 +52,8 @@ final class TargetResolverTests: XCTestCase {
     func test_resolve_climbOutOfTheRoute_is400() {
         let r = resolver(routes: [("/v/", "http://origin.example/public")])
         for t in ["/v/../private/secret.txt", "/v/%2e%2e/private/secret.txt", "/v/.%2e/private/secret.txt", "/v/%2E%2E/private",
-                  "/v/..%2fprivate/secret.txt", "/v/..%2Fprivate", "/v/a/../../private/secret.txt", "/v/..%5cprivate", "/v/..\\private"] {
+                  "/v/..%2fprivate/secret.txt", "/v/..%2Fprivate", "/v/a/../../private/secret.txt", "/v/..%5cprivate", "/v/..\\private",
+                  "/v//-2;./"] {
             assertRefused(r.resolve(t), 400)
         }
     }

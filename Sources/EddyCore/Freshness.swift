@@ -31,4 +31,15 @@ public struct Freshness: Equatable, Sendable {
 
     /// True while `age` seconds old is within the lifetime.
     public func isFresh(age: Int) -> Bool { age < lifetime }
+
+    /// The live-playlist rule: a live media playlist is stale once half its target duration has
+    /// passed since eddy last heard from the origin about it (RFC 8216 section 6.2.2 has clients
+    /// reload about that often), and whenever eddy does not know when that was. `targetDuration`
+    /// is nil for anything but a live playlist, which the rule leaves alone. Times are seconds on
+    /// one monotonic clock.
+    public static func livePlaylistAllows(targetDuration: Double?, lastHeardAt: Double?, now: Double) -> Bool {
+        guard let targetDuration else { return true }
+        guard let lastHeardAt else { return false }
+        return now - lastHeardAt < targetDuration / 2
+    }
 }

@@ -16,8 +16,9 @@ extension CacheExchange {
             return
         }
         let asked = RangeResponseCheck.Asked.span(first: pos, last: end - 1)
-        let t = proxy.transfer(for: proxy.upstreamRequest(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
-                                                          range: asked, condition: .ifRange(validator)))
+        let upstream = proxy.upstream
+        let t = upstream.transfer(for: upstream.request(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
+                                                        range: asked, condition: .ifRange(validator)))
         direct = t
         t.onHead = { head in
             guard head.status == 206, case .success = RangeResponseCheck.verify(

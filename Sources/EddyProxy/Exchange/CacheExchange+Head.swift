@@ -75,7 +75,7 @@ extension CacheExchange {
 
     /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
     func reachableWithoutNewFills(_ r: CachedResource) -> Bool {
-        let fills = ResourceFills.of(r).fills.filter { $0.state.isActive }
+        let fills = coordinators.of(r).fills.filter { $0.state.isActive }
         for case let .resource(range) in pieces {
             let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
             for gap in r.confirmed.gaps(in: range.lowerBound..<end) {
@@ -114,9 +114,9 @@ extension CacheExchange {
         if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body wholly on disk goes out in one reply: no streaming state at all, and
             // from memory when the resource is small enough to be held there.
-            let fills = ResourceFills.of(r)
+            let c = coordinators.of(r)
             let sent: Bool
-            if let bytes = proxy.memory.body(of: r, fills) ?? proxy.memory.admit(r, fills, store: proxy.store) {
+            if let bytes = proxy.memory.body(of: r, c) ?? proxy.memory.admit(r, c, store: proxy.store) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 proxy.metrics.memoryHits += 1
                 sent = true
@@ -132,8 +132,8 @@ extension CacheExchange {
         }
         bytesAtStart = r.confirmed
         streaming = true
-        ResourceFills.of(r).readers[ObjectIdentifier(self)] = self
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }
+        ticket?.read(from: pos, to: neededEnd)
         request.onClose = { [weak self] in self?.clientGone() }
         request.onDrained = { [weak self] in
             guard let self else { return }
@@ -162,10 +162,10 @@ extension CacheExchange {
     /// Returns true when such a fill was started; `resourceReady` calls `respond` again.
     func validateBeforeHead(_ r: CachedResource) -> Bool {
         guard !validated, !isHead, cacheStatus.forward == nil || cacheStatus.forward == .partial,
-              r.meta.ifRangeValidator != nil, !ResourceFills.of(r).storeBroken else { return false }
+              r.meta.ifRangeValidator != nil, let ticket, !ticket.coordinator.machine.storeBroken else { return false }
         validated = true
-        let fills = ResourceFills.of(r)
-        if fills.fills.contains(where: { $0.version == r.version && $0.state == .streaming }) { return false }
+        let c = ticket.coordinator
+        if c.fills.contains(where: { $0.version == r.version && $0.state == .streaming }) { return false }
         var gap: (at: Int, end: Int)?
         for case let .resource(range) in pieces {
             let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
@@ -174,10 +174,10 @@ extension CacheExchange {
         guard let gap else { return false }
         // A fill of this version already on its way to the gap answers the same question: wait for
         // its head with the others instead of asking the origin again.
-        let pending = fills.fills.first { $0.version == r.version && $0.state == .awaitingHead
-                                          && $0.willCover(gap.at, lookahead: CacheExchange.lookahead) }
-        let fill = pending ?? startRangeFill(r, at: gap.at, end: gap.end)
-        fill.headWaiters.append(self)
+        let pending = c.fills.first { $0.version == r.version && $0.state == .awaitingHead
+                                      && $0.willCover(gap.at, lookahead: Coordinators.lookahead) }
+        let fill = pending ?? c.fetch(at: gap.at, end: gap.end, for: ticket)
+        fill.addHeadWaiter(self)
         pieces = []
         return true
     }

@@ -25,8 +25,7 @@ extension CacheExchange {
             respond(r)
             return
         }
-        let fills = ResourceFills.of(r)
-        fills.hlsKind = playlist.kind
+        coordinators.of(r).hlsKind = playlist.kind
         var stored = proxy.responseHeaders(for: r).headers
         stored.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
         let response = proxy.playlistResponse(playlist, headers: stored, url: url, form: form)

@@ -8,14 +8,6 @@ import EddyLoop
 extension CacheExchange {
     // MARK: - streaming
 
-    /// The bytes this response still needs, from far enough behind its position to cover what is
-    /// queued for sendfile (at most `highWater + stepBytes`), to the end of its last piece.
-    var neededRange: Range<Int> {
-        var end = pos
-        for case let .resource(range) in pieces[pieceIndex...] { end = Swift.max(end, range.upperBound) }
-        return Swift.max(0, pos - CacheExchange.highWater - CacheExchange.stepBytes)..<Swift.max(end, pos + 1)
-    }
-
     /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a drain.
     func pump() {
         guard streaming, !done, direct == nil else { return }
@@ -38,7 +30,7 @@ extension CacheExchange {
                     advancePiece()
                     continue
                 }
-                let available = availableBytes(r, at: pos)
+                let available = ticket?.available(at: pos) ?? 0
                 if available == 0 { waitForBytes(r, end: end); return }
                 let n = Swift.min(available, end - pos, CacheExchange.stepBytes)
                 // Bytes read back from the index are checked once per run before they are served;
@@ -47,7 +39,7 @@ extension CacheExchange {
                 send(r, offset: pos, count: n)
                 pos += n
                 bytesServed += n
-                resume.progressed()
+                ticket?.advance(to: pos)
             }
         }
         complete()
@@ -55,7 +47,10 @@ extension CacheExchange {
 
     func advancePiece() {
         pieceIndex += 1
-        if pieceIndex < pieces.count, case let .resource(range) = pieces[pieceIndex] { pos = range.lowerBound }
+        if pieceIndex < pieces.count, case let .resource(range) = pieces[pieceIndex] {
+            pos = range.lowerBound
+            ticket?.advance(to: pos, end: neededEnd)
+        }
     }
 
     func send(_ r: CachedResource, offset: Int, count: Int) {
@@ -67,87 +62,17 @@ extension CacheExchange {
         }
     }
 
-    /// Bytes readable at `offset`: confirmed ones, or ones a fill of this version has written.
-    func availableBytes(_ r: CachedResource, at offset: Int) -> Int {
-        var n = r.confirmed.contiguousLength(from: offset)
-        for f in ResourceFills.of(r).fills where f.version == r.version && f.state == .streaming
-            && f.unconfirmedWindow.contains(offset) {
-            n = Swift.max(n, f.cursor - offset)
-        }
-        return n
+    /// The end of the bytes this response still needs: the end of its last piece.
+    var neededEnd: Int {
+        var end = pos + 1
+        for case let .resource(range) in pieces[pieceIndex...] { end = Swift.max(end, range.upperBound) }
+        return end
     }
 
-    /// Registers as a waiter and makes sure a fill is bringing the bytes at `pos`.
+    /// Nothing is readable at `pos`: the ticket waits for a fill, starts one, or reports failure
+    /// (see `ResourceStateMachine.need`); its events call `pump` again.
     func waitForBytes(_ r: CachedResource, end: Int) {
-        let fills = ResourceFills.of(r)
-        fills.waiters[ObjectIdentifier(self)] = self
-        proxy.waiterArrived(r)
-        if let f = fills.fills.first(where: { $0.willCover(pos, lookahead: CacheExchange.lookahead) }) {
-            if f.owner !== self && !countedCoalesce {
-                countedCoalesce = true
-                proxy.metrics.coalesced += 1 // reading bytes another request's fetch brings
-            }
-            return
-        }
-        if fills.originIgnoresRange && fills.fills.contains(where: { $0.state.isActive }) { return }
-        if r.meta.length == nil {
-            // Unknown length and no fill running: the body before us was cut off; fetch from here.
-            if fills.fills.contains(where: { $0.state.isActive }) { return }
-        }
-        if fills.storeBroken {
-            fills.waiters[ObjectIdentifier(self)] = nil
-            streamDirect(r, end: end)
-            return
-        }
-        switch resume.needFill(at: pos, stalledAt: fills.stalledAt) {
-        case .keepWaiting:
-            return
-        case let .giveUp(reason):
-            fills.waiters[ObjectIdentifier(self)] = nil
-            abort(reason)
-            return
-        case let .retry(delay):
-            let t = LoopTimer(loop: proxy.loop) { [weak self] in
-                guard let self else { return }
-                self.retryTimer = nil
-                self.resume.timerFired()
-                self.pump()
-            }
-            retryTimer = t
-            t.schedule(after: delay)
-            return
-        case let .startFill(isResume):
-            if isResume { proxy.metrics.resumes += 1 }
-        }
-        guard r.meta.ifRangeValidator != nil else {
-            // Without a validator, bytes from two responses can not be proven to belong together.
-            fills.waiters[ObjectIdentifier(self)] = nil
-            abort("resource has no validator; cannot resume a partial body")
-            return
-        }
-        startRangeFill(r, at: pos, end: end)
-    }
-
-    /// Starts a fill from the block holding `offset` up to the next stored byte, the next fill's
-    /// start, `end` or the resource's end, whichever comes first.
-    @discardableResult
-    func startRangeFill(_ r: CachedResource, at offset: Int, end: Int) -> FillSession {
-        let fills = ResourceFills.of(r)
-        let blocks = CacheStore.blocks
-        let first = blocks.floor(offset)
-        var last: Int? = end == Int.max ? nil : blocks.lastByte(ofBlockHolding: end - 1)
-        if let next = r.confirmed.nextStored(from: offset) { last = Swift.min(last ?? Int.max, next - 1) }
-        for f in fills.fills where f.state.isActive && f.start > offset { last = Swift.min(last ?? Int.max, f.start - 1) }
-        if let len = r.meta.length { last = Swift.min(last ?? (len - 1), len - 1) }
-        // A running fill heading through our block would fetch the same bytes: stop it at `first`.
-        for f in fills.fills where f.state.isActive && f.start < first && (f.end ?? Int.max) > first && f.cursor <= first {
-            f.end = first
-        }
-        let fill = proxy.startFill(key: key, url: url, kind: .range, resource: r, asked: .span(first: first, last: last),
-                                   checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
-        fill.owner = self
-        fills.fills.append(fill)
-        fill.begin()
-        return fill
+        pieceEnd = end
+        ticket?.need()
     }
 }

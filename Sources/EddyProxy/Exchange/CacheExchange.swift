@@ -17,7 +17,9 @@ final class CacheExchange {
     /// The URL form the client used; rewritten playlist URIs use the same.
     let form: RequestForm
     let startedAt = EventLoop.monotonic()
-    var resource: CachedResource?
+    /// The claim on the resource's bytes, once it is known (see `ResourceCoordinator`).
+    var ticket: Ticket?
+    var resource: CachedResource? { ticket?.resource }
     var version = 0
     var pieces: [ResponsePiece] = []
     var pieceIndex = 0
@@ -29,10 +31,11 @@ final class CacheExchange {
     var isDone: Bool { done }
     var bytesServed = 0
     var bytesAtStart = ByteRangeSet()
-    /// Start, retry or give up on fills at this response's position (see `ResumeStateMachine`).
-    lazy var resume = ResumeStateMachine(maxAttempts: proxy.maxResumes)
-    var retryTimer: LoopTimer?
     var countedCoalesce = false
+    /// The end of the piece being sent, for an uncached tail (see `streamDirect`).
+    var pieceEnd = Int.max
+    /// A pass-through response this one turned into (the origin's answer was not for storing).
+    var passedTo: DirectExchange?
     /// Set once this response has asked the origin about the stored version (see `validateBeforeHead`).
     var validated = false
     /// Set when the whole body was on disk when the response started.
@@ -48,8 +51,6 @@ final class CacheExchange {
     /// Most bytes handed to the connection per step, and the queue depth at which we wait for a drain.
     static let stepBytes = 256 << 10
     static let highWater = 256 << 10
-    /// How far ahead of a running fill's cursor a response waits for it rather than starting its own.
-    static let lookahead = 2 * CacheStore.blockSize
 
     init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
         self.proxy = proxy
@@ -62,31 +63,37 @@ final class CacheExchange {
 
     // MARK: - resolving
 
+    var coordinators: Coordinators { proxy.coordinators }
+    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"]) }
+
+    /// Takes a playback ticket on `r`, which holds it until the response ends.
+    func hold(_ r: CachedResource) {
+        ticket = coordinators.of(r).open(priority: .playback, fetch: fetchContext, consumer: self)
+    }
+
     func begin() {
         proxy.prefetch(after: key)
         let now = proxy.loop.wallClock()
         if let r = proxy.store.lookup(key, now: now) {
-            resource = r
-            r.readers += 1
-            let fills = ResourceFills.of(r)
-            if fills.hlsKind == nil, proxy.isPlaylist(r, url: url), let p = proxy.readPlaylist(r) {
-                fills.hlsKind = p.kind // known before the freshness check below needs it
+            hold(r)
+            let c = coordinators.of(r)
+            if c.hlsKind == nil, proxy.isPlaylist(r, url: url), let p = proxy.readPlaylist(r) {
+                c.hlsKind = p.kind // known before the freshness check below needs it
             }
-            if let reval = fills.revalidation {
+            if let reval = c.revalidation {
                 cacheStatus = CacheStatus(forward: .stale)
                 proxy.metrics.coalesced += 1
                 countedCoalesce = true
-                reval.headWaiters.append(self)
+                reval.addHeadWaiter(self)
                 return
             }
             if !proxy.isFresh(r, now: now) {
                 cacheStatus = CacheStatus(forward: .stale)
                 proxy.metrics.revalidations += 1
-                let reval = proxy.startFill(key: key, url: url, kind: .revalidation, resource: r,
-                                            asked: firstBlockAsked(r), checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
+                let reval = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
                 reval.owner = self
-                reval.headWaiters.append(self)
-                fills.revalidation = reval
+                reval.addHeadWaiter(self)
+                c.revalidation = reval
                 reval.begin()
                 return
             }
@@ -94,19 +101,18 @@ final class CacheExchange {
             resourceReady()
             return
         }
-        if let d = proxy.discovering[key] {
+        if let d = coordinators.discovering[key] {
             cacheStatus = CacheStatus(forward: .miss)
             proxy.metrics.coalesced += 1
             countedCoalesce = true
-            d.headWaiters.append(self)
+            d.addHeadWaiter(self)
             return
         }
         cacheStatus = CacheStatus(forward: .uriMiss)
-        let fill = proxy.startFill(key: key, url: url, kind: .discovery, resource: nil, asked: discoveryAsked(),
-                                   checkAddress: checkAddress, userAgent: request.headers["User-Agent"])
+        let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
         fill.owner = self
-        fill.headWaiters.append(self)
-        proxy.discovering[key] = fill
+        fill.addHeadWaiter(self)
+        coordinators.discovering[key] = fill
         fill.begin()
     }
 
@@ -140,10 +146,7 @@ final class CacheExchange {
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
     func resourceReady() {
         guard !done else { return }
-        if resource == nil, let r = proxy.store.lookup(key, now: proxy.loop.wallClock()) {
-            resource = r
-            r.readers += 1
-        }
+        if resource == nil, let r = proxy.store.lookup(key, now: proxy.loop.wallClock()) { hold(r) }
         guard let r = resource else { headFailed(reason: "resource vanished", timeout: false); return }
         respond(r)
     }
@@ -175,7 +178,7 @@ final class CacheExchange {
         proxy.metrics.bypasses += 1
         let direct = DirectExchange(proxy: proxy, request: request, url: url, form: form, checkAddress: checkAddress,
                                     reason: refusal ?? "not storable")
-        proxy.adopt(request, by: direct)
+        passedTo = direct // it reports the request finished; until then this keeps it alive
         direct.begin(adopting: transfer, head: head)
     }
 
@@ -192,7 +195,7 @@ final class CacheExchange {
 
     func fail(_ status: Int, _ reason: String) {
         var h = HTTPHeaders()
-        h.set("Via", proxy.via)
+        h.set("Via", proxy.upstream.via)
         h.set("Cache-Status", "\(proxy.config.name); fwd=\(cacheStatus.forward?.rawValue ?? "miss"); detail=\"\(reason.replacingAll("\"", "'"))\"")
         request.sendError(status, reason, extra: h)
         complete()
@@ -215,8 +218,6 @@ final class CacheExchange {
         done = true
         direct?.cancel()
         direct = nil
-        retryTimer?.cancel()
-        retryTimer = nil
         if request.headSent && !request.isFinished { request.end() }
         request.onDrained = nil
         request.onClose = nil
@@ -236,11 +237,29 @@ final class CacheExchange {
     }
 
     func releaseResource() {
-        guard let r = resource else { return }
-        resource = nil
-        r.readers -= 1
-        ResourceFills.of(r).waiters[ObjectIdentifier(self)] = nil
-        ResourceFills.of(r).readers[ObjectIdentifier(self)] = nil
+        ticket?.close()
+        ticket = nil
+    }
+}
+
+extension CacheExchange: HeadWaiter, TicketConsumer {
+    var isWaiting: Bool { !done }
+
+    func headArrived(_ outcome: HeadOutcome) {
+        switch outcome {
+        case .ready: resourceReady()
+        case let .notStorable(transfer, head, refusal): passThrough(transfer: transfer, head: head, refusal: refusal)
+        case let .failed(reason, timeout): headFailed(reason: reason, timeout: timeout)
+        }
+    }
+
+    func ticket(_ ticket: Ticket, reports event: TicketEvent) {
+        switch event {
+        case .available, .newVersion: pump() // pump notices a version change and cuts the response off
+        case let .failed(reason): abort(reason)
+        case .cacheUnwritable: if let r = resource { streamDirect(r, end: pieceEnd) }
+        case .done: break
+        }
     }
 }
 

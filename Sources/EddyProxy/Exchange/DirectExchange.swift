@@ -52,9 +52,9 @@ final class DirectExchange {
                      "Authorization", "Cookie", "Accept", "Accept-Language", "Referer"] {
             if let v = request.headers[name] { passed.set(name, v) }
         }
-        let req = proxy.upstreamRequest(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
+        let req = proxy.upstream.request(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
                                         userAgent: request.headers["User-Agent"], passing: passed)
-        let t = proxy.transfer(for: req)
+        let t = proxy.upstream.transfer(for: req)
         transfer = t
         wire(t)
         t.onHead = { head in self.forwardHead(head) }
@@ -84,7 +84,7 @@ final class DirectExchange {
     private func forwardHead(_ head: UpstreamHead) -> Bool {
         var h = HTTPHeaders()
         for (n, v) in head.headers where !StoragePolicy.hopByHop.contains(n.lowercased()) { h.add(n, v) }
-        h.set("Via", proxy.via(appendingTo: head.headers.combined("Via")))
+        h.set("Via", proxy.upstream.via(appendingTo: head.headers.combined("Via")))
         var st = status
         st.forwardStatus = head.status
         h.set("Cache-Status", st.description)

@@ -29,7 +29,7 @@ final class MemoryTier {
     init(budget: Int) { self.budget = budget }
 
     /// The body of `r`'s current version, if held.
-    func body(of r: CachedResource, _ fills: ResourceFills) -> SharedBytes? {
+    func body(of r: CachedResource, _ fills: ResourceCoordinator) -> SharedBytes? {
         guard let e = fills.memory else { return nil }
         guard !e.evicted, e.version == r.version else {
             drop(e)
@@ -41,7 +41,7 @@ final class MemoryTier {
     }
 
     /// Reads `r`'s whole body into memory if it is complete and small, evicting others to fit.
-    func admit(_ r: CachedResource, _ fills: ResourceFills, store: CacheStore) -> SharedBytes? {
+    func admit(_ r: CachedResource, _ fills: ResourceCoordinator, store: CacheStore) -> SharedBytes? {
         guard budget > 0, r.isComplete, let len = r.meta.length, len > 0, len <= MemoryTier.maxBody, len <= budget,
               let bytes = SharedBytes(count: len, fill: { store.read(r, 0..<len, into: $0) }) else { return nil }
         if let old = fills.memory { drop(old) }

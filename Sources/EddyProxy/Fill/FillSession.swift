@@ -8,14 +8,20 @@ import EddyLoop
 /// instead of fetching them again. Responses read what the fill wrote from the data file, so a slow
 /// client never slows the fill, and a fill never buffers for a client.
 final class FillSession {
-    unowned let proxy: Proxy
-    let key: String
-    let url: UpstreamURL
+    unowned let coordinators: Coordinators
+    /// Unique among the loop's fills.
+    let id: Int
+    let fetch: FetchContext
+    var url: UpstreamURL { fetch.url }
     let kind: FillKind
+    /// The ticket whose need started this fill, if any (for counting coalesced waits).
+    let startedBy: Int?
     /// Where the fill writes and stops, and what each chunk means (see `FillStateMachine`).
     private var machine: FillStateMachine {
-        didSet { if !machine.state.isActive && oldValue.state.isActive { proxy.liveFills[ObjectIdentifier(self)] = nil } }
+        didSet { if !machine.state.isActive && oldValue.state.isActive { coordinators.liveFills[id] = nil } }
     }
+    /// The byte bookkeeping, as the scheduling policy sees it.
+    var machineState: FillStateMachine { machine }
     var state: FillState { machine.state }
     /// The resource written, nil while a discovery fill awaits its head.
     private(set) var resource: CachedResource?
@@ -38,17 +44,17 @@ final class FillSession {
     var unconfirmedWindow: Range<Int> { machine.unconfirmedWindow }
     private let asked: RangeResponseCheck.Asked?
     private var transfer: UpstreamTransfer?
-    /// Exchanges waiting for this fill's head (discovery and revalidation).
-    var headWaiters: [CacheExchange] = []
-    /// The exchange that started the fill; it inherits the transfer when the response is not storable.
-    weak var owner: CacheExchange?
+    /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
+    private var headWaiters: [HeadWaiter] = []
+    /// The response that started the fill; it inherits the transfer when the response is not storable.
+    weak var owner: HeadWaiter?
     /// The upstream head, once received.
     private(set) var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
     private(set) var refusal: String?
     /// When the request went out: the origin's answer describes the resource as of then or later.
     private var startedAt = 0.0
-    /// A prefetch runs to its end even with no response open: a player is about to ask.
+    /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     var isPrefetch = false
     /// True while the transfer is paused by `Proxy.shouldThrottle`.
     var paused = false
@@ -56,12 +62,13 @@ final class FillSession {
     private var handedOver = false
 
     /// Creates a fill. `asked` nil means a plain GET without Range.
-    init(proxy: Proxy, key: String, url: UpstreamURL, kind: FillKind, resource: CachedResource?,
-         asked: RangeResponseCheck.Asked?, checkAddress: Bool, userAgent: String?) {
-        self.proxy = proxy
-        self.key = key
-        self.url = url
+    init(coordinators: Coordinators, id: Int, kind: FillKind, fetch: FetchContext, resource: CachedResource?,
+         asked: RangeResponseCheck.Asked?, startedBy: Int?) {
+        self.coordinators = coordinators
+        self.id = id
+        self.fetch = fetch
         self.kind = kind
+        self.startedBy = startedBy
         self.resource = resource
         self.asked = asked
         self.version = resource?.version ?? 0
@@ -69,7 +76,7 @@ final class FillSession {
         case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
         case .suffix?, nil: machine = FillStateMachine(start: 0, end: nil)
         }
-        var condition = Proxy.UpstreamCondition.none
+        var condition = UpstreamClient.UpstreamCondition.none
         if let r = resource {
             if kind == .revalidation {
                 condition = .revalidate(etag: r.meta.etag, lastModified: r.meta.lastModified)
@@ -77,8 +84,9 @@ final class FillSession {
                 condition = .ifRange(v)
             }
         }
-        let t = proxy.transfer(for: proxy.upstreamRequest(url, checkAddress: checkAddress, userAgent: userAgent,
-                                                          range: asked, condition: condition))
+        let upstream = coordinators.upstream
+        let t = upstream.transfer(for: upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
+                                                        range: asked, condition: condition))
         transfer = t
         // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
         // when the transfer completes or is cancelled (it drops its callbacks then).
@@ -88,9 +96,9 @@ final class FillSession {
     }
 
     func begin() {
-        proxy.liveFills[ObjectIdentifier(self)] = self
+        coordinators.liveFills[id] = self
         startedAt = EventLoop.monotonic()
-        proxy.metrics.upstreamFetches += 1
+        coordinators.metrics.upstreamFetches += 1
         transfer?.start()
     }
 
@@ -110,11 +118,21 @@ final class FillSession {
     /// `lookahead` bytes before it (waiting longer would hurt a far seek's first byte).
     func willCover(_ offset: Int, lookahead: Int) -> Bool { machine.willCover(offset, lookahead: lookahead) }
 
+    /// Adds a response to those waiting for this fill's head.
+    func addHeadWaiter(_ w: HeadWaiter) { headWaiters.append(w) }
+
+    /// The head waiters, removed.
+    func takeHeadWaiters() -> [HeadWaiter] {
+        let list = headWaiters
+        headWaiters.removeAll()
+        return list
+    }
+
     // MARK: - upstream events
 
     private func received(head: UpstreamHead) -> Bool {
         self.head = head
-        let now = proxy.loop.wallClock()
+        let now = coordinators.loop.wallClock()
         switch kind {
         case .discovery: return discoveryHead(head, now: now)
         case .revalidation, .range: return storedHead(head, now: now)
@@ -139,7 +157,7 @@ final class FillSession {
                                          knownLength: kind == .revalidation ? nil : resource?.meta.length) {
         case let .success(v): return (v.span.first, v.completeLength)
         case let .failure(reason):
-            proxy.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            coordinators.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
             fail("bad 206: \(reason)")
             return nil
         }
@@ -149,20 +167,25 @@ final class FillSession {
         if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
             refusal = why
             machine.fail("not storable: \(why)")
-            proxy.discoveryEnded(self, storable: false)
+            coordinators.discoveryEnded(self, storable: false)
             return handedOver // the owner streams the rest of this response; otherwise stop it
         }
         guard let (bodyStart, length) = bodySpan(of: head) else { return false }
         if head.status == 206, let asked, case .suffix = asked { machine.openEnd() }
-        let r = proxy.store.insert(key: key, meta: meta(from: head, length: length, now: now), now: now)
+        let r = coordinators.store.insert(key: fetch.key, meta: meta(from: head, length: length, now: now), now: now)
         attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
-        proxy.discoveryEnded(self, storable: true)
+        if isPrefetch {
+            // The player is about to ask: the whole body is wanted even with no response open.
+            _ = coordinators.of(r).open(priority: .prefetch, fetchOnly: true, range: 0..<(length ?? Int.max),
+                                        fetch: fetch, consumer: nil)
+        }
+        coordinators.discoveryEnded(self, storable: true)
         return true
     }
 
     private func storedHead(_ head: UpstreamHead, now: Int) -> Bool {
         guard let r = resource else { return false }
-        let fills = ResourceFills.of(r)
+        let c = coordinators.of(r)
         if head.status == 304 && kind == .revalidation {
             // RFC 9111 section 4.3.4: update the stored headers with those of the 304.
             var m = r.meta
@@ -172,73 +195,72 @@ final class FillSession {
             if let e = head.headers["ETag"] { m.etag = e }
             if let lm = head.headers["Last-Modified"] { m.lastModified = lm }
             m.storedAt = now
-            proxy.store.refresh(r, meta: m)
-            fills.noteOriginAnswer(at: startedAt)
+            coordinators.store.refresh(r, meta: m)
+            c.noteOriginAnswer(at: startedAt)
             machine.finish()
-            finishRevalidation(fills)
+            finishRevalidation(c)
             return false // nothing more to read; the transfer ends
         }
         if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
             // The origin now answers with an error or forbids storing: the stored copy is stale and
             // can not be refreshed. Drop it; waiting responses start over.
-            proxy.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(why)"])
+            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(why)"])
             fail("origin answered \(head.status) (\(why))")
-            if head.status == 404 || head.status == 410 || why == "no-store" || why == "private" { proxy.dropResource(r) }
+            if head.status == 404 || head.status == 410 || why == "no-store" || why == "private" { c.drop() }
             return false
         }
         guard let (bodyStart, length) = bodySpan(of: head) else { return false }
         let new = meta(from: head, length: length, now: now)
         if !r.meta.sameRepresentation(as: new) || (head.status == 206 && r.meta.length != nil && r.meta.length != length) {
             // The origin changed the file: never combine two versions (RFC 9111 section 3.4).
-            proxy.metrics.validatorChanges += 1
-            proxy.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
-            proxy.store.replace(r, with: new)
-            proxy.versionChanged(r, by: self)
+            coordinators.metrics.validatorChanges += 1
+            coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
+            coordinators.store.replace(r, with: new)
+            c.versionChanged(by: self)
         } else if kind == .revalidation {
             var m = r.meta
             m.storedAt = now
-            proxy.store.refresh(r, meta: m)
+            coordinators.store.refresh(r, meta: m)
         }
         version = r.version
         attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
         // Revalidations, and range fills a response waits on before its head (see
         // CacheExchange.validateBeforeHead), release their waiters now that the version is known.
-        finishRevalidation(fills)
+        finishRevalidation(c)
         return true
     }
 
-    private func finishRevalidation(_ fills: ResourceFills) {
-        if fills.revalidation === self { fills.revalidation = nil }
-        let waiters = headWaiters
-        headWaiters.removeAll()
-        for w in waiters { w.resourceReady() }
+    private func finishRevalidation(_ c: ResourceCoordinator) {
+        if c.revalidation === self { c.revalidation = nil }
+        for w in takeHeadWaiters() { w.headArrived(.ready) }
     }
 
     private func attach(to r: CachedResource, bodyStart: Int, isFull: Bool) {
         resource = r
         version = r.version
         machine.headVerified(bodyStart: bodyStart, isFull: isFull)
-        let fills = ResourceFills.of(r)
-        fills.noteOriginAnswer(at: startedAt)
-        fills.stalledAt = nil // the origin answers again
-        if isFull && asked != nil { fills.originIgnoresRange = true } // the whole body from byte 0
-        if !fills.fills.contains(where: { $0 === self }) { fills.fills.append(self) }
+        let c = coordinators.of(r)
+        c.noteOriginAnswer(at: startedAt)
+        c.machine.stalledAt = nil // the origin answers again
+        if isFull && asked != nil { c.machine.originIgnoresRange = true } // the whole body from byte 0
+        if !c.fills.contains(where: { $0 === self }) { c.fills.append(self) }
     }
 
     private func received(_ bytes: UnsafeRawBufferPointer) -> UpstreamTransfer.DataDisposition {
         guard state == .streaming, let r = resource else {
-            proxy.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
+            coordinators.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
             return .abort
         }
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
-        let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: r.readers > 0,
-                                          isPrefetch: isPrefetch, throttled: proxy.shouldThrottle(r))
+        let c = coordinators.of(r)
+        let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
+                                          isPrefetch: false, throttled: c.shouldThrottle())
         switch action {
         case .pause:
             // The cache is full of bytes responses still need and nobody waits on this fill:
             // pause (curl keeps these bytes) until readers catch up and blocks can be evicted.
             paused = true
-            proxy.pauseFill(self)
+            coordinators.pauseFill(self)
             return .pause
         case .finish:
             finish(r)
@@ -247,17 +269,17 @@ final class FillSession {
             fail(reason)
             return .abort
         case let .write(count):
-            proxy.metrics.bytesFromOrigin += bytes.count
+            coordinators.metrics.bytesFromOrigin += bytes.count
             let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
-            guard proxy.store.write(r, offset: cursor, bytes: chunk) else {
+            guard coordinators.store.write(r, offset: cursor, bytes: chunk) else {
                 fail("cache write failed")
-                proxy.storeFailed(r)
+                c.storeFailed()
                 return .abort
             }
             checksums.add(chunk, at: cursor)
             let (confirm, done) = machine.written(count, length: r.meta.length)
-            if let confirm { proxy.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
-            ResourceFills.of(r).wake()
+            if let confirm { coordinators.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+            c.wake()
             if done {
                 finish(r)
                 return .abort // quietly stop the transfer: the rest (if any) is not wanted
@@ -278,7 +300,7 @@ final class FillSession {
         transfer = nil
         guard state.isActive else { return }
         if let error {
-            proxy.metrics.upstreamFailures += 1
+            coordinators.metrics.upstreamFailures += 1
             fail(error.description, error: error)
             return
         }
@@ -295,8 +317,8 @@ final class FillSession {
                 // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
                 var m = r.meta
                 m.length = learned
-                proxy.store.refresh(r, meta: m)
-                if let confirm { proxy.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+                coordinators.store.refresh(r, meta: m)
+                if let confirm { coordinators.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
             }
         }
         machine.finish()
@@ -309,23 +331,22 @@ final class FillSession {
         transfer?.cancel()
         transfer = nil
         if let r = resource {
-            let fills = ResourceFills.of(r)
-            if fills.revalidation === self { fills.revalidation = nil }
+            let c = coordinators.of(r)
+            if c.revalidation === self { c.revalidation = nil }
             // The origin already had `stall_timeout` to send a byte: responses waiting here stop
             // instead of retrying into the same silence (each retry would cost another timeout).
-            if error?.isTimeout == true { fills.stalledAt = cursor }
+            if error?.isTimeout == true { c.machine.stalledAt = cursor }
             detach(r)
         }
-        let waiters = headWaiters
-        headWaiters.removeAll()
-        if kind == .discovery { proxy.discoveryFailed(self) }
-        for w in waiters { w.headFailed(reason: reason, timeout: error?.isTimeout ?? false) }
+        let waiters = takeHeadWaiters()
+        if kind == .discovery { coordinators.discoveryFailed(self) }
+        for w in waiters { w.headArrived(.failed(reason, timeout: error?.isTimeout ?? false)) }
     }
 
     private func detach(_ r: CachedResource) {
-        let fills = ResourceFills.of(r)
-        fills.fills.removeAll { $0 === self }
-        fills.wake()
+        let c = coordinators.of(r)
+        c.fills.removeAll { $0 === self }
+        c.wake()
     }
 
     /// Resumes a paused transfer (outside curl callbacks).
@@ -341,9 +362,10 @@ final class FillSession {
     /// Since when no response has waited on this fill or read its resource (nil while one does).
     var unwantedSince: Double?
 
-    /// True while a response waits for this fill's head or reads its resource.
-    var isWanted: Bool {
-        if headWaiters.contains(where: { !$0.isDone }) { return true }
-        return (resource?.readers ?? 0) > 0
+    /// The highest priority of those who want this fill's bytes: a response waiting for its head,
+    /// or the tickets open on its resource. Nil when nobody does.
+    var wantedPriority: FetchPriority? {
+        if headWaiters.contains(where: { $0.isWaiting }) { return .playback }
+        return resource.flatMap { coordinators.of($0).machine.highestPriority }
     }
 }

@@ -8,10 +8,10 @@ extension Proxy {
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
     func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
-        let fills = ResourceFills.of(r)
-        if let c = fills.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }
+        let coordinator = coordinators.of(r)
+        if let c = coordinator.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }
         let answer = checkPlaylist(r, url: url)
-        fills.playlistCheck = (r.version, r.isComplete, answer)
+        coordinator.playlistCheck = (r.version, r.isComplete, answer)
         return answer
     }
 
@@ -71,26 +71,25 @@ extension Proxy {
         let now = loop.wallClock()
         for next in hls.segments(after: key) {
             let k = next.description
-            if discovering[k] != nil { continue }
+            if coordinators.discovering[k] != nil { continue }
             // A playlist may name any URL; prefetch fetches only what the gate allows, with the
             // address check the gate asks for (the playlist request's own does not carry over).
             guard case let .allow(checkAddress) = resolver.gate.check(next) else {
                 logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
                 continue
             }
+            let fetch = FetchContext(url: next, checkAddress: checkAddress, userAgent: nil)
             if let r = store.lookup(k, now: now) {
-                let fills = ResourceFills.of(r)
-                guard !r.isComplete, fills.fills.isEmpty, r.meta.ifRangeValidator != nil,
-                      let gap = r.meta.length.flatMap({ r.confirmed.gaps(in: 0..<$0).first }) else { continue }
-                let fill = startFill(key: k, url: next, kind: .range, resource: r, asked: .span(first: CacheStore.blocks.floor(gap.lowerBound), last: nil),
-                                     checkAddress: checkAddress, userAgent: nil)
-                fill.isPrefetch = true
-                fills.fills.append(fill)
-                fill.begin()
+                // A prefetch ticket from the first missing byte to the end: the coordinator fills
+                // the gaps, sharing any fill a player starts meanwhile, and closes it when done.
+                let c = coordinators.of(r)
+                guard !r.isComplete, c.fills.isEmpty, !c.hasTickets, r.meta.ifRangeValidator != nil, let len = r.meta.length,
+                      let gap = r.confirmed.gaps(in: 0..<len).first else { continue }
+                _ = c.open(priority: .prefetch, fetchOnly: true, range: gap.lowerBound..<len, fetch: fetch, consumer: nil)
             } else {
-                let fill = startFill(key: k, url: next, kind: .discovery, resource: nil, asked: nil, checkAddress: checkAddress, userAgent: nil)
+                let fill = coordinators.startFill(kind: .discovery, fetch: fetch, resource: nil, asked: nil)
                 fill.isPrefetch = true
-                discovering[k] = fill
+                coordinators.discovering[k] = fill
                 fill.begin()
             }
             metrics.prefetches += 1

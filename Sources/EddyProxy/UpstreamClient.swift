@@ -2,8 +2,22 @@ import EddyCore
 import EddyLoop
 
 /// Every upstream request eddy makes, built in one place: fills, uncached tails and pass-through
-/// responses differ only in the range and the conditional they carry.
-extension Proxy {
+/// responses differ only in the range and the conditional they carry. Transfers it creates pass
+/// the curl driver's gate (`UpstreamGate`), whoever asks.
+final class UpstreamClient {
+    let curl: CurlMulti
+    let timeouts: UpstreamTransfer.Timeouts
+    let metrics: Metrics
+    /// This hop's `Via` entry (RFC 9110 section 7.6.3).
+    let via: String
+
+    init(curl: CurlMulti, timeouts: UpstreamTransfer.Timeouts, metrics: Metrics, via: String) {
+        self.curl = curl
+        self.timeouts = timeouts
+        self.metrics = metrics
+        self.via = via
+    }
+
     /// The condition an upstream request carries.
     enum UpstreamCondition {
         case none
@@ -17,7 +31,7 @@ extension Proxy {
 
     /// A request for `url`: Via and User-Agent always (RFC 9110 section 7.6.3), then the range,
     /// the condition, and any fields passed on from the client's request.
-    func upstreamRequest(_ url: UpstreamURL, method: String = "GET", checkAddress: Bool, userAgent: String?,
+    func request(_ url: UpstreamURL, method: String = "GET", checkAddress: Bool, userAgent: String?,
                          range: RangeResponseCheck.Asked? = nil, condition: UpstreamCondition = .none,
                          passing fields: HTTPHeaders = HTTPHeaders()) -> UpstreamRequest {
         var req = UpstreamRequest(url: url)
@@ -40,9 +54,10 @@ extension Proxy {
         return req
     }
 
-    /// A transfer for `request` with the configured timeouts (the caller starts it and counts it).
+    /// A transfer for `request` with the configured timeouts, counted as an upstream fetch when
+    /// started (the caller starts it).
     func transfer(for request: UpstreamRequest) -> UpstreamTransfer {
-        UpstreamTransfer(multi: curl, request: request, timeouts: config.upstreamTimeouts)
+        UpstreamTransfer(multi: curl, request: request, timeouts: timeouts)
     }
 
     /// `Via` for a response: the upstream's Via list, then eddy.

@@ -1,0 +1,19 @@
+/// The header fields of a response served from the cache, composed from what was stored: the
+/// replayed origin fields, then the representation's own metadata and validators (kept apart in
+/// the index), `Accept-Ranges` and this hop's `Via`. A 206 carries the same fields as the 200
+/// would (RFC 9110 section 15.3.7). `Age`, `Cache-Status` and the range-specific fields are the
+/// response's own and added by the responder.
+public enum StoredResponseHeaders {
+    /// `replayed` never holds the fields added here (`StoragePolicy.notReplayed`), so they are
+    /// appended, not set.
+    public static func compose(replayed: HTTPHeaders, contentType: String?, etag: String?, lastModified: String?,
+                               via: String) -> HTTPHeaders {
+        var h = replayed
+        if let contentType { h.add("Content-Type", contentType) }
+        if let etag { h.add("ETag", etag) }
+        if let lastModified { h.add("Last-Modified", lastModified) }
+        h.add("Accept-Ranges", "bytes")
+        h.add("Via", via)
+        return h
+    }
+}

@@ -10,7 +10,8 @@ extension CacheExchange {
 
     func respond(_ r: CachedResource) {
         let m = r.meta
-        version = r.version
+        machine.planned(version: r.version)
+        let version = r.version
         // The stored fields are shared by every hit on this version; `extra` holds this response's own.
         let stored = proxy.responseHeaders(for: r)
         var extra = HTTPHeaders(capacity: 4)
@@ -24,9 +25,8 @@ extension CacheExchange {
             return
         case .proceed: break
         }
-        if !servePlaylistRaw && proxy.isPlaylist(r, url: url) {
-            playlistMode = true
-            streaming = true
+        if !machine.playlistAsBytes && proxy.isPlaylist(r, url: url) {
+            machine.awaitingPlaylist()
             pump()
             return
         }
@@ -46,7 +46,7 @@ extension CacheExchange {
             var headers = stored.headers.appending(extra).withoutBodyFields()
             for (n, v) in plan.bodyFields { headers.set(n, v) }
             pieces = []
-            cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil
+            machine.rangeNotSatisfiable()
             finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
             return
         }
@@ -103,13 +103,8 @@ extension CacheExchange {
         }
         let covered = coverage()
         if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
-        if covered && cacheStatus.forward != .uriMiss {
-            cacheStatus.forward = nil // every byte asked for is on disk: a hit
-        } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
-            cacheStatus.forward = cacheStatus.forward ?? .partial
-        }
-        cacheStatus.stored = cacheStatus.forward != nil
-        cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock())
+        machine.headPlanned(covered: covered)
+        machine.setTTL(proxy.ttl(r, now: proxy.loop.wallClock()))
         extra.add("Cache-Status", cacheStatus.description)
         if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body wholly on disk goes out in one reply: no streaming state at all, and
@@ -131,7 +126,7 @@ extension CacheExchange {
             }
         }
         bytesAtStart = r.confirmed
-        streaming = true
+        machine.headSent()
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }
         ticket?.read(from: pos, to: neededEnd)
         request.onClose = { [weak self] in self?.clientGone() }
@@ -161,11 +156,12 @@ extension CacheExchange {
     /// (discovery, revalidation) or a fill of this version is already streaming.
     /// Returns true when such a fill was started; `resourceReady` calls `respond` again.
     func validateBeforeHead(_ r: CachedResource) -> Bool {
-        guard !validated, !isHead, cacheStatus.forward == nil || cacheStatus.forward == .partial,
-              r.meta.ifRangeValidator != nil, let ticket, !ticket.coordinator.machine.storeBroken else { return false }
-        validated = true
+        guard let ticket else { return false }
         let c = ticket.coordinator
-        if c.fills.contains(where: { $0.version == r.version && $0.state == .streaming }) { return false }
+        guard machine.shouldValidateBeforeHead(isHead: isHead, hasValidator: r.meta.ifRangeValidator != nil,
+                                               storeBroken: c.machine.storeBroken,
+                                               fillStreaming: c.fills.contains { $0.version == r.version && $0.state == .streaming })
+        else { return false }
         var gap: (at: Int, end: Int)?
         for case let .resource(range) in pieces {
             let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)

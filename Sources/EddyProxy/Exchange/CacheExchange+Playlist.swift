@@ -11,7 +11,7 @@ extension CacheExchange {
     func servePlaylist(_ r: CachedResource) {
         if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.store.verify(r, 0..<len) }
         guard r.isComplete else {
-            if cacheStatus.forward == nil { cacheStatus.forward = .partial }
+            machine.playlistIncomplete()
             let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }
             pos = first ?? r.confirmed.contiguousLength(from: 0)
             waitForBytes(r, end: r.meta.length ?? Int.max)
@@ -19,9 +19,7 @@ extension CacheExchange {
         }
         guard let playlist = proxy.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
-            playlistMode = false
-            servePlaylistRaw = true
-            streaming = false
+            machine.playlistUnreadable()
             respond(r)
             return
         }
@@ -30,8 +28,8 @@ extension CacheExchange {
         stored.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
         let response = proxy.playlistResponse(playlist, headers: stored, url: url, form: form)
         var h = response.headers
-        cacheStatus.stored = cacheStatus.forward != nil
-        if case .live = playlist.kind {} else { cacheStatus.ttl = proxy.ttl(r, now: proxy.loop.wallClock()) }
+        machine.setStored(cacheStatus.forward != nil)
+        if case .live = playlist.kind {} else { machine.setTTL(proxy.ttl(r, now: proxy.loop.wallClock())) }
         h.set("Cache-Status", cacheStatus.description)
         bytesServed = r.meta.length ?? 0
         request.send(status: 200, headers: h, body: isHead ? [] : response.body)

@@ -10,9 +10,9 @@ extension CacheExchange {
 
     /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a drain.
     func pump() {
-        guard streaming, !done, direct == nil else { return }
+        guard machine.isStreaming, direct == nil else { return }
         if request.isGone { clientGone(); return }
-        if playlistMode, let r = resource { servePlaylist(r); return }
+        if machine.state == .streamingPlaylist, let r = resource { servePlaylist(r); return }
         while pieceIndex < pieces.count {
             if request.queuedBytes >= CacheExchange.highWater { return } // onDrained resumes
             switch pieces[pieceIndex] {
@@ -20,8 +20,9 @@ extension CacheExchange {
                 b.withUnsafeBytes { request.write($0) }
                 advancePiece()
             case let .resource(range):
-                guard let r = resource, r.version == version else {
-                    abort("the origin's representation changed during the response")
+                guard let r = resource else { abort("resource released"); return }
+                if let why = machine.versionCheck(current: r.version) {
+                    abort(why)
                     return
                 }
                 let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)

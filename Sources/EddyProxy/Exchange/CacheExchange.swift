@@ -20,15 +20,14 @@ final class CacheExchange {
     /// The claim on the resource's bytes, once it is known (see `ResourceCoordinator`).
     var ticket: Ticket?
     var resource: CachedResource? { ticket?.resource }
-    var version = 0
     var pieces: [ResponsePiece] = []
     var pieceIndex = 0
     var pos = 0
-    var cacheStatus = CacheStatus(forward: .miss)
-    var streaming = false
-    var done = false
-    /// True once the response is complete or abandoned.
-    var isDone: Bool { done }
+    /// The response's state and `Cache-Status` (see `ExchangeStateMachine`).
+    var machine = ExchangeStateMachine()
+    var cacheStatus: CacheStatus { machine.cacheStatus }
+    /// True once the response is complete, abandoned or passed through.
+    var done: Bool { machine.isDone }
     var bytesServed = 0
     var bytesAtStart = ByteRangeSet()
     var countedCoalesce = false
@@ -36,13 +35,8 @@ final class CacheExchange {
     var pieceEnd = Int.max
     /// A pass-through response this one turned into (the origin's answer was not for storing).
     var passedTo: DirectExchange?
-    /// Set once this response has asked the origin about the stored version (see `validateBeforeHead`).
-    var validated = false
     /// Set when the whole body was on disk when the response started.
     var allFromCache = false
-    /// Serving an HLS playlist: the whole body is needed before it can be rewritten and sent.
-    var playlistMode = false
-    var servePlaylistRaw = false
     var direct: UpstreamTransfer?
     var directPaused = false
     var chunked = false
@@ -74,45 +68,51 @@ final class CacheExchange {
     func begin() {
         proxy.prefetch(after: key)
         let now = proxy.loop.wallClock()
-        if let r = proxy.store.lookup(key, now: now) {
+        let stored = proxy.store.lookup(key, now: now)
+        if let r = stored {
             hold(r)
             let c = coordinators.of(r)
             if c.hlsKind == nil, proxy.isPlaylist(r, url: url), let p = proxy.readPlaylist(r) {
                 c.hlsKind = p.kind // known before the freshness check below needs it
             }
-            if let reval = c.revalidation {
-                cacheStatus = CacheStatus(forward: .stale)
-                proxy.metrics.coalesced += 1
-                countedCoalesce = true
-                reval.addHeadWaiter(self)
-                return
-            }
-            if !proxy.isFresh(r, now: now) {
-                cacheStatus = CacheStatus(forward: .stale)
-                proxy.metrics.revalidations += 1
-                let reval = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
-                reval.owner = self
-                reval.addHeadWaiter(self)
-                c.revalidation = reval
-                reval.begin()
-                return
-            }
-            cacheStatus = CacheStatus(forward: nil) // a hit, unless bytes turn out to be missing
+        }
+        let c = stored.map { coordinators.of($0) }
+        let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: stored.map { proxy.isFresh($0, now: now) } ?? false,
+                                                   revalidating: c?.revalidation != nil,
+                                                   discovering: coordinators.discovering[key] != nil)
+        machine.lookedUp(lookup)
+        switch lookup {
+        case .hit:
             resourceReady()
-            return
+        case .joinRevalidation:
+            coalesce(on: c?.revalidation)
+        case .joinDiscovery:
+            coalesce(on: coordinators.discovering[key])
+        case .revalidate:
+            guard let r = stored, let c else { return }
+            proxy.metrics.revalidations += 1
+            let reval = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
+            c.revalidation = reval
+            start(reval)
+        case .discover:
+            let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
+            coordinators.discovering[key] = fill
+            start(fill)
         }
-        if let d = coordinators.discovering[key] {
-            cacheStatus = CacheStatus(forward: .miss)
-            proxy.metrics.coalesced += 1
-            countedCoalesce = true
-            d.addHeadWaiter(self)
-            return
-        }
-        cacheStatus = CacheStatus(forward: .uriMiss)
-        let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
+    }
+
+    /// Waits for the head of a fill another response started.
+    private func coalesce(on fill: FillSession?) {
+        proxy.metrics.coalesced += 1
+        countedCoalesce = true
+        fill?.addHeadWaiter(self)
+    }
+
+    /// Starts a discovery or revalidation this response owns (it inherits the transfer of an
+    /// unstorable answer) and waits for its head.
+    private func start(_ fill: FillSession) {
         fill.owner = self
         fill.addHeadWaiter(self)
-        coordinators.discovering[key] = fill
         fill.begin()
     }
 
@@ -154,26 +154,22 @@ final class CacheExchange {
     /// Called when the fill this request waited on could not produce a head.
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
-        if let r = resource, r.meta.length != nil, !proxy.requiresRevalidation(r), cacheStatus.forward == .stale {
+        let staleServable = resource.map { $0.meta.length != nil && !proxy.requiresRevalidation($0) } ?? false
+        // The fill asked before the head failed (or was cancelled by a version change): with the
+        // stored bytes still current, go on as any response does, with the usual resume policy.
+        let current = resource.map { proxy.store.lookup(key, now: proxy.loop.wallClock()) === $0 } ?? false
+        switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, storedStillCurrent: current) {
+        case .serveStale, .respondStored:
             // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.
-            cacheStatus.detail = "stale: \(reason)"
-            respond(r)
-            return
+            if let r = resource { respond(r) }
+        case let .abort(why): abort(why)
+        case let .fail(status, why): fail(status, why)
         }
-        if streaming { abort(reason); return }
-        if validated, let r = resource, proxy.store.lookup(key, now: proxy.loop.wallClock()) === r {
-            // The fill asked before the head failed (or was cancelled by a version change): go on
-            // as any response does, with the stored bytes and the usual resume policy.
-            respond(r)
-            return
-        }
-        fail(timeout ? 504 : 502, "upstream: \(reason)")
     }
 
     /// The discovery head was not storable: serve this request by passing the response through.
     func passThrough(transfer: UpstreamTransfer?, head: UpstreamHead?, refusal: String?) {
-        guard !done else { return }
-        done = true
+        guard machine.passThrough() else { return }
         releaseResource()
         proxy.metrics.bypasses += 1
         let direct = DirectExchange(proxy: proxy, request: request, url: url, form: form, checkAddress: checkAddress,
@@ -186,7 +182,7 @@ final class CacheExchange {
 
     func finishWhole(status: Int, headers: HTTPHeaders, body: [UInt8] = []) {
         var h = headers
-        if cacheStatus.forward == .stale { cacheStatus.forward = nil }
+        machine.answeredWhole()
         h.set("Cache-Status", cacheStatus.description)
         if !body.isEmpty { h.set("Content-Type", "text/plain; charset=utf-8") }
         request.send(status: status, headers: h, body: body)
@@ -214,8 +210,7 @@ final class CacheExchange {
     }
 
     func complete() {
-        guard !done else { return }
-        done = true
+        guard machine.finish() else { return }
         direct?.cancel()
         direct = nil
         if request.headSent && !request.isFinished { request.end() }

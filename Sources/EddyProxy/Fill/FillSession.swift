@@ -43,6 +43,8 @@ final class FillSession {
     /// are in the resource's set, which eviction keeps honest).
     var unconfirmedWindow: Range<Int> { machine.unconfirmedWindow }
     private let asked: RangeResponseCheck.Asked?
+    /// What the origin's head means for the stored resource.
+    private var validation: ValidationStateMachine
     private var transfer: UpstreamTransfer?
     /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
     private var headWaiters: [HeadWaiter] = []
@@ -71,6 +73,7 @@ final class FillSession {
         self.startedBy = startedBy
         self.resource = resource
         self.asked = asked
+        validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta)
         self.version = resource?.version ?? 0
         switch asked {
         case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
@@ -133,100 +136,63 @@ final class FillSession {
     private func received(head: UpstreamHead) -> Bool {
         self.head = head
         let now = coordinators.loop.wallClock()
-        switch kind {
-        case .discovery: return discoveryHead(head, now: now)
-        case .revalidation, .range: return storedHead(head, now: now)
-        }
-    }
-
-    private func meta(from head: UpstreamHead, length: Int?, now: Int) -> ResourceMeta {
-        ResourceMeta(length: length, etag: head.headers["ETag"], lastModified: head.headers["Last-Modified"],
-                     contentType: head.headers["Content-Type"], headers: StoragePolicy.replayed(head.headers), storedAt: now)
-    }
-
-    /// Works out the span a 200 or 206 carries; nil (after failing) when the head cannot be used.
-    private func bodySpan(of head: UpstreamHead) -> (start: Int, length: Int?)? {
-        if head.status == 200 {
-            return (0, head.contentLength)
-        }
-        guard let asked else { fail("206 to a request without Range"); return nil }
-        switch RangeResponseCheck.verify(asked: asked, contentRange: head.headers["Content-Range"],
-                                         contentLength: head.contentLength,
-                                         // A revalidation sends no If-Range: its 206 may be of a new
-                                         // version of another length; the validators decide below.
-                                         knownLength: kind == .revalidation ? nil : resource?.meta.length) {
-        case let .success(v): return (v.span.first, v.completeLength)
-        case let .failure(reason):
-            coordinators.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
-            fail("bad 206: \(reason)")
-            return nil
-        }
-    }
-
-    private func discoveryHead(_ head: UpstreamHead, now: Int) -> Bool {
-        if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
+        if let r = resource { validation.stored = r.meta }
+        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now) {
+        case let .passThrough(why):
             refusal = why
             machine.fail("not storable: \(why)")
             coordinators.discoveryEnded(self, storable: false)
             return handedOver // the owner streams the rest of this response; otherwise stop it
-        }
-        guard let (bodyStart, length) = bodySpan(of: head) else { return false }
-        if head.status == 206, let asked, case .suffix = asked { machine.openEnd() }
-        let r = coordinators.store.insert(key: fetch.key, meta: meta(from: head, length: length, now: now), now: now)
-        attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
-        if isPrefetch {
-            // The player is about to ask: the whole body is wanted even with no response open.
-            _ = coordinators.of(r).open(priority: .prefetch, fetchOnly: true, range: 0..<(length ?? Int.max),
-                                        fetch: fetch, consumer: nil)
-        }
-        coordinators.discoveryEnded(self, storable: true)
-        return true
-    }
-
-    private func storedHead(_ head: UpstreamHead, now: Int) -> Bool {
-        guard let r = resource else { return false }
-        let c = coordinators.of(r)
-        if head.status == 304 && kind == .revalidation {
-            // RFC 9111 section 4.3.4: update the stored headers with those of the 304.
-            var m = r.meta
-            var replay = m.headers
-            for (n, v) in StoragePolicy.replayed(head.headers) { replay.set(n, v) }
-            m.headers = replay
-            if let e = head.headers["ETag"] { m.etag = e }
-            if let lm = head.headers["Last-Modified"] { m.lastModified = lm }
-            m.storedAt = now
-            coordinators.store.refresh(r, meta: m)
+        case let .store(meta, body):
+            if body.openEnded { machine.openEnd() }
+            let r = coordinators.store.insert(key: fetch.key, meta: meta, now: now)
+            attach(to: r, body)
+            if isPrefetch {
+                // The player is about to ask: the whole body is wanted even with no response open.
+                _ = coordinators.of(r).open(priority: .prefetch, fetchOnly: true, range: 0..<(body.length ?? Int.max),
+                                            fetch: fetch, consumer: nil)
+            }
+            coordinators.discoveryEnded(self, storable: true)
+            return true
+        case let .fail(reason):
+            if reason.hasPrefix("bad 206") {
+                coordinators.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            }
+            fail(reason)
+            return false
+        case let .drop(reason):
+            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            fail(reason)
+            if let r = resource { coordinators.of(r).drop() }
+            return false
+        case let .refresh(meta):
+            guard let r = resource else { return false }
+            let c = coordinators.of(r)
+            coordinators.store.refresh(r, meta: meta)
             c.noteOriginAnswer(at: startedAt)
             machine.finish()
             finishRevalidation(c)
             return false // nothing more to read; the transfer ends
-        }
-        if let why = StoragePolicy.refusal(status: head.status, headers: head.headers) {
-            // The origin now answers with an error or forbids storing: the stored copy is stale and
-            // can not be refreshed. Drop it; waiting responses start over.
-            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(why)"])
-            fail("origin answered \(head.status) (\(why))")
-            if head.status == 404 || head.status == 410 || why == "no-store" || why == "private" { c.drop() }
-            return false
-        }
-        guard let (bodyStart, length) = bodySpan(of: head) else { return false }
-        let new = meta(from: head, length: length, now: now)
-        if !r.meta.sameRepresentation(as: new) || (head.status == 206 && r.meta.length != nil && r.meta.length != length) {
-            // The origin changed the file: never combine two versions (RFC 9111 section 3.4).
+        case let .sameVersion(refreshed, body):
+            guard let r = resource else { return false }
+            if let refreshed { coordinators.store.refresh(r, meta: refreshed) }
+            return attachStored(r, body)
+        case let .newVersion(meta, body):
+            guard let r = resource else { return false }
             coordinators.metrics.validatorChanges += 1
             coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
-            coordinators.store.replace(r, with: new)
-            c.versionChanged(by: self)
-        } else if kind == .revalidation {
-            var m = r.meta
-            m.storedAt = now
-            coordinators.store.refresh(r, meta: m)
+            coordinators.store.replace(r, with: meta)
+            coordinators.of(r).versionChanged(by: self)
+            return attachStored(r, body)
         }
+    }
+
+    /// Revalidations, and range fills a response waits on before its head (see
+    /// `CacheExchange.validateBeforeHead`), release their waiters once the version is known.
+    private func attachStored(_ r: CachedResource, _ body: ValidationStateMachine.Body) -> Bool {
         version = r.version
-        attach(to: r, bodyStart: bodyStart, isFull: head.status == 200)
-        // Revalidations, and range fills a response waits on before its head (see
-        // CacheExchange.validateBeforeHead), release their waiters now that the version is known.
-        finishRevalidation(c)
+        attach(to: r, body)
+        finishRevalidation(coordinators.of(r))
         return true
     }
 
@@ -235,10 +201,11 @@ final class FillSession {
         for w in takeHeadWaiters() { w.headArrived(.ready) }
     }
 
-    private func attach(to r: CachedResource, bodyStart: Int, isFull: Bool) {
+    private func attach(to r: CachedResource, _ body: ValidationStateMachine.Body) {
         resource = r
         version = r.version
-        machine.headVerified(bodyStart: bodyStart, isFull: isFull)
+        let isFull = body.isFull
+        machine.headVerified(bodyStart: body.start, isFull: isFull)
         let c = coordinators.of(r)
         c.noteOriginAnswer(at: startedAt)
         c.machine.stalledAt = nil // the origin answers again

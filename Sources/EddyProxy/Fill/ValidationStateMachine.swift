@@ -1,0 +1,150 @@
+import EddyCache
+import EddyCore
+
+/// Discovery and revalidation as a value with no I/O: what a request for a URL does first (serve
+/// the stored copy, join or start a revalidation, join or start a discovery), and what the
+/// origin's head means for the stored resource (store it, refresh it, keep it, replace it with a
+/// new version, drop it, or pass the response through). `FillSession` and `CacheExchange` perform
+/// the actions.
+struct ValidationStateMachine {
+    /// What a response does first.
+    enum Lookup: Equatable {
+        /// Respond from the stored resource.
+        case hit
+        /// Wait for the revalidation in flight.
+        case joinRevalidation
+        /// Ask the origin about the stored (stale) resource.
+        case revalidate
+        /// Wait for the discovery of this URL in flight.
+        case joinDiscovery
+        /// Ask the origin for an unknown URL.
+        case discover
+    }
+
+    /// The first step for a request: a revalidation in flight answers for everyone (RFC 9111
+    /// section 4 lets a cache collapse requests), a fresh copy is served, a stale one is
+    /// revalidated; an unknown URL is discovered once however many ask.
+    static func lookup(stored: Bool, fresh: Bool, revalidating: Bool, discovering: Bool) -> Lookup {
+        if stored {
+            if revalidating { return .joinRevalidation }
+            return fresh ? .hit : .revalidate
+        }
+        return discovering ? .joinDiscovery : .discover
+    }
+
+    /// Where the body of a 200 or 206 goes.
+    struct Body: Equatable {
+        /// The first offset the body carries.
+        let start: Int
+        /// The complete length, if the head told it.
+        let length: Int?
+        /// The origin answered 200 to a Range request: the whole body, from byte 0.
+        let isFull: Bool
+        /// A suffix range turned out to start at `start` and run to the end.
+        let openEnded: Bool
+    }
+
+    /// What the head means.
+    enum Action: Equatable {
+        /// Discovery: not for storing (RFC 9111 section 3); the response passes through.
+        case passThrough(refusal: String)
+        /// Discovery: a new resource described by `meta`.
+        case store(meta: ResourceMeta, body: Body)
+        /// Revalidation answered 304: the stored response is fresh again with `meta` (section 4.3.4).
+        case refresh(meta: ResourceMeta)
+        /// The stored representation stands; `refreshed` is the new metadata when a revalidation
+        /// got a full answer of the same representation.
+        case sameVersion(refreshed: ResourceMeta?, body: Body)
+        /// The origin's representation changed: never combine two versions (section 3.4).
+        case newVersion(meta: ResourceMeta, body: Body)
+        /// The origin no longer serves this resource (404, 410, no-store, private): forget it.
+        case drop(reason: String)
+        /// The head can not be used.
+        case fail(reason: String)
+    }
+
+    let kind: FillKind
+    /// The range asked for; nil for a plain GET.
+    let asked: RangeResponseCheck.Asked?
+    /// The stored version's metadata (revalidation and range fills), as of the head's arrival.
+    var stored: ResourceMeta?
+    private(set) var decided = false
+
+    init(kind: FillKind, asked: RangeResponseCheck.Asked?, stored: ResourceMeta?) {
+        self.kind = kind
+        self.asked = asked
+        self.stored = stored
+    }
+
+    /// The origin's head: `status`, `headers`, and the body's Content-Length if any. `now` is the
+    /// wall clock (epoch seconds) for `storedAt`.
+    mutating func headArrived(status: Int, headers: HTTPHeaders, contentLength: Int?, now: Int) -> Action {
+        guard !decided else { return .fail(reason: "a second head") }
+        decided = true
+        if kind == .discovery {
+            if let why = StoragePolicy.refusal(status: status, headers: headers) { return .passThrough(refusal: why) }
+            return body(status: status, headers: headers, contentLength: contentLength).map {
+                .store(meta: meta(headers, length: $0.length, now: now), body: $0)
+            } ?? failure
+        }
+        guard let stored else { return .fail(reason: "no stored resource") }
+        if status == 304 && kind == .revalidation {
+            var m = stored
+            var replay = m.headers
+            for (n, v) in StoragePolicy.replayed(headers) { replay.set(n, v) }
+            m.headers = replay
+            if let e = headers["ETag"] { m.etag = e }
+            if let lm = headers["Last-Modified"] { m.lastModified = lm }
+            m.storedAt = now
+            return .refresh(meta: m)
+        }
+        if let why = StoragePolicy.refusal(status: status, headers: headers) {
+            // The stored copy can not be refreshed; gone or forbidden means forget it.
+            let reason = "origin answered \(status) (\(why))"
+            if status == 404 || status == 410 || why == "no-store" || why == "private" { return .drop(reason: reason) }
+            return .fail(reason: reason)
+        }
+        guard let b = body(status: status, headers: headers, contentLength: contentLength) else { return failure }
+        let new = meta(headers, length: b.length, now: now)
+        if !stored.sameRepresentation(as: new) || (status == 206 && stored.length != nil && stored.length != b.length) {
+            return .newVersion(meta: new, body: b)
+        }
+        if kind == .revalidation {
+            var m = stored
+            m.storedAt = now
+            return .sameVersion(refreshed: m, body: b)
+        }
+        return .sameVersion(refreshed: nil, body: b)
+    }
+
+    /// Why the last `body` call failed.
+    private var failure: Action { .fail(reason: lastFailure ?? "unusable head") }
+    private var lastFailure: String?
+
+    /// The span a 200 or 206 carries, checked against what was asked (RFC 9110 section 14.4);
+    /// nil when it can not be used.
+    private mutating func body(status: Int, headers: HTTPHeaders, contentLength: Int?) -> Body? {
+        if status == 200 { return Body(start: 0, length: contentLength, isFull: true, openEnded: false) }
+        guard let asked else {
+            lastFailure = "206 to a request without Range"
+            return nil
+        }
+        // A revalidation sends no If-Range: its 206 may be of a new version of another length;
+        // the validators decide.
+        switch RangeResponseCheck.verify(asked: asked, contentRange: headers["Content-Range"], contentLength: contentLength,
+                                         knownLength: kind == .revalidation ? nil : stored?.length) {
+        case let .success(v):
+            var suffix = false
+            if case .suffix = asked { suffix = true }
+            return Body(start: v.span.first, length: v.completeLength, isFull: false, openEnded: suffix)
+        case let .failure(reason):
+            lastFailure = "bad 206: \(reason)"
+            return nil
+        }
+    }
+
+    private func meta(_ headers: HTTPHeaders, length: Int?, now: Int) -> ResourceMeta {
+        ResourceMeta(length: length, etag: headers["ETag"], lastModified: headers["Last-Modified"],
+                     contentType: headers["Content-Type"], headers: StoragePolicy.replayed(headers), storedAt: now)
+    }
+}

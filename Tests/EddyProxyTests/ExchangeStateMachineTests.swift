@@ -1,0 +1,132 @@
+import EddyCore
+import XCTest
+@testable import EddyProxy
+
+/// One cached response's life and Cache-Status, as a value.
+final class ExchangeStateMachineTests: XCTestCase {
+    private func streaming(from lookup: ValidationStateMachine.Lookup = .hit, version: Int = 1) -> ExchangeStateMachine {
+        var m = ExchangeStateMachine()
+        m.lookedUp(lookup)
+        m.planned(version: version)
+        m.headPlanned(covered: false)
+        m.headSent()
+        return m
+    }
+
+    func test_aVersionChangeInMidResponse_cutsItOff() {
+        let m = streaming(version: 3)
+        XCTAssertNil(m.versionCheck(current: 3))
+        XCTAssertEqual(m.versionCheck(current: 4), "the origin's representation changed during the response")
+    }
+
+    func test_aVersionChangeBeforeTheHead_isNotACut_theResponseIsPlannedAgain() {
+        var m = ExchangeStateMachine()
+        m.planned(version: 1)
+        XCTAssertNil(m.versionCheck(current: 2), "nothing was sent of version 1")
+        m.planned(version: 2)
+        m.headSent()
+        XCTAssertNil(m.versionCheck(current: 2))
+    }
+
+    func test_cacheStatus_followsTheLookupAndTheCoverage() {
+        var hit = ExchangeStateMachine()
+        hit.lookedUp(.hit)
+        hit.headPlanned(covered: true)
+        XCTAssertEqual(hit.cacheStatus.description, "eddy; hit")
+        var partial = ExchangeStateMachine()
+        partial.lookedUp(.hit)
+        partial.headPlanned(covered: false)
+        XCTAssertEqual(partial.cacheStatus.forward, .partial)
+        XCTAssertTrue(partial.cacheStatus.stored)
+        var miss = ExchangeStateMachine()
+        miss.lookedUp(.discover)
+        miss.headPlanned(covered: true)
+        XCTAssertEqual(miss.cacheStatus.forward, .uriMiss, "a new URL stays a miss even once its bytes are stored")
+        var stale = ExchangeStateMachine()
+        stale.lookedUp(.revalidate)
+        stale.headPlanned(covered: false)
+        XCTAssertEqual(stale.cacheStatus.forward, .stale)
+        var revalidated = ExchangeStateMachine()
+        revalidated.lookedUp(.joinRevalidation)
+        revalidated.answeredWhole()
+        XCTAssertNil(revalidated.cacheStatus.forward, "a 304 from a revalidated copy is a hit")
+        var joined = ExchangeStateMachine()
+        joined.lookedUp(.joinDiscovery)
+        joined.rangeNotSatisfiable()
+        XCTAssertNil(joined.cacheStatus.forward, "nothing was fetched for a 416")
+    }
+
+    func test_aFailedHead_servesTheStaleCopyWhenAllowed() {
+        var m = ExchangeStateMachine()
+        m.lookedUp(.revalidate)
+        XCTAssertEqual(m.headFailed("timed out", timeout: true, staleServable: true, storedStillCurrent: true), .serveStale)
+        XCTAssertEqual(m.cacheStatus.detail, "stale: timed out")
+    }
+
+    func test_aFailedHead_withoutAStaleCopy_is502Or504() {
+        var m = ExchangeStateMachine()
+        m.lookedUp(.discover)
+        XCTAssertEqual(m.headFailed("refused", timeout: false, staleServable: false, storedStillCurrent: false),
+                       .fail(status: 502, reason: "upstream: refused"))
+        var slow = ExchangeStateMachine()
+        slow.lookedUp(.revalidate)
+        XCTAssertEqual(slow.headFailed("slow", timeout: true, staleServable: false, storedStillCurrent: true),
+                       .fail(status: 504, reason: "upstream: slow"), "must-revalidate: no stale copy")
+    }
+
+    func test_aFailedValidationBeforeTheHead_goesOnWithTheStoredBytes() {
+        var m = ExchangeStateMachine()
+        m.lookedUp(.hit)
+        XCTAssertTrue(m.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: false))
+        XCTAssertFalse(m.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: false), "once")
+        XCTAssertEqual(m.headFailed("reset", timeout: false, staleServable: true, storedStillCurrent: true), .respondStored)
+        var replaced = ExchangeStateMachine()
+        replaced.lookedUp(.hit)
+        _ = replaced.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: false)
+        XCTAssertEqual(replaced.headFailed("reset", timeout: false, staleServable: true, storedStillCurrent: false),
+                       .fail(status: 502, reason: "upstream: reset"))
+    }
+
+    func test_validationBeforeTheHead_isSkippedWhereItCanNotHelp() {
+        var head = ExchangeStateMachine()
+        XCTAssertFalse(head.shouldValidateBeforeHead(isHead: true, hasValidator: true, storeBroken: false, fillStreaming: false))
+        var miss = ExchangeStateMachine()
+        miss.lookedUp(.discover)
+        XCTAssertFalse(miss.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: false),
+                       "the origin was just asked")
+        var noValidator = ExchangeStateMachine()
+        noValidator.lookedUp(.hit)
+        XCTAssertFalse(noValidator.shouldValidateBeforeHead(isHead: false, hasValidator: false, storeBroken: false, fillStreaming: false))
+        var streamingFill = ExchangeStateMachine()
+        streamingFill.lookedUp(.hit)
+        XCTAssertFalse(streamingFill.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: true))
+        XCTAssertTrue(streamingFill.validated, "the fill of this version answers the question")
+    }
+
+    func test_aFailedHeadAfterTheHeadWasSent_abortsTheResponse() {
+        var m = streaming(from: .hit)
+        XCTAssertEqual(m.headFailed("reset", timeout: false, staleServable: false, storedStillCurrent: true), .abort("reset"))
+    }
+
+    func test_finishAndPassThrough_happenOnce() {
+        var m = streaming()
+        XCTAssertTrue(m.finish())
+        XCTAssertFalse(m.finish())
+        XCTAssertFalse(m.passThrough(), "a finished response is not handed over")
+        var n = ExchangeStateMachine()
+        XCTAssertTrue(n.passThrough())
+        XCTAssertTrue(n.isDone)
+        XCTAssertFalse(n.finish(), "the pass-through response ends it")
+    }
+
+    func test_anUnreadablePlaylist_isPlannedAgainAsBytes() {
+        var m = ExchangeStateMachine()
+        m.awaitingPlaylist()
+        XCTAssertEqual(m.state, .streamingPlaylist)
+        m.playlistUnreadable()
+        XCTAssertEqual(m.state, .resolving)
+        XCTAssertTrue(m.playlistAsBytes)
+        m.awaitingPlaylist()
+        XCTAssertEqual(m.state, .resolving, "not read as a playlist again")
+    }
+}

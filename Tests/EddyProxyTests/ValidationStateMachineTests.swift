@@ -1,0 +1,104 @@
+import EddyCache
+import EddyCore
+import XCTest
+@testable import EddyProxy
+
+/// Discovery and revalidation: the first step of a request, and what the origin's head means.
+final class ValidationStateMachineTests: XCTestCase {
+    private func headers(_ fields: [(String, String)]) -> HTTPHeaders {
+        var h = HTTPHeaders()
+        for (n, v) in fields { h.add(n, v) }
+        return h
+    }
+
+    private func stored(etag: String? = "\"v1\"", length: Int? = 1000, cacheControl: String = "max-age=60") -> ResourceMeta {
+        ResourceMeta(length: length, etag: etag, lastModified: nil, contentType: "video/mp4",
+                     headers: headers([("Cache-Control", cacheControl)]), storedAt: 100)
+    }
+
+    func test_lookup_collapsesRequestsOnARevalidationOrDiscoveryInFlight() {
+        typealias V = ValidationStateMachine
+        XCTAssertEqual(V.lookup(stored: true, fresh: true, revalidating: false, discovering: false), .hit)
+        XCTAssertEqual(V.lookup(stored: true, fresh: false, revalidating: false, discovering: false), .revalidate)
+        XCTAssertEqual(V.lookup(stored: true, fresh: true, revalidating: true, discovering: false), .joinRevalidation)
+        XCTAssertEqual(V.lookup(stored: false, fresh: false, revalidating: false, discovering: true), .joinDiscovery)
+        XCTAssertEqual(V.lookup(stored: false, fresh: false, revalidating: false, discovering: false), .discover)
+    }
+
+    func test_discovery_storesA200_andPassesAnUnstorableOneThrough() {
+        var d = ValidationStateMachine(kind: .discovery, asked: nil, stored: nil)
+        let ok = d.headArrived(status: 200, headers: headers([("ETag", "\"a\""), ("Content-Type", "video/mp4")]), contentLength: 500, now: 7)
+        guard case let .store(meta, body) = ok else { return XCTFail("\(ok)") }
+        XCTAssertEqual(meta.length, 500)
+        XCTAssertEqual(meta.etag, "\"a\"")
+        XCTAssertEqual(meta.storedAt, 7)
+        XCTAssertEqual(body, .init(start: 0, length: 500, isFull: true, openEnded: false))
+        XCTAssertEqual(d.headArrived(status: 200, headers: HTTPHeaders(), contentLength: 1, now: 7), .fail(reason: "a second head"))
+        var p = ValidationStateMachine(kind: .discovery, asked: nil, stored: nil)
+        XCTAssertEqual(p.headArrived(status: 200, headers: headers([("Cache-Control", "private")]), contentLength: 5, now: 7),
+                       .passThrough(refusal: "private"))
+        var e = ValidationStateMachine(kind: .discovery, asked: nil, stored: nil)
+        XCTAssertEqual(e.headArrived(status: 404, headers: HTTPHeaders(), contentLength: 5, now: 7), .passThrough(refusal: "status 404"))
+    }
+
+    func test_discovery_ofASuffixRange_isOpenEndedFromWhereTheBodyStarts() {
+        var d = ValidationStateMachine(kind: .discovery, asked: .suffix(100), stored: nil)
+        let a = d.headArrived(status: 206, headers: headers([("Content-Range", "bytes 900-999/1000"), ("ETag", "\"a\"")]),
+                              contentLength: 100, now: 1)
+        guard case let .store(_, body) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(body, .init(start: 900, length: 1000, isFull: false, openEnded: true))
+    }
+
+    func test_aBad206_isRejected() {
+        var d = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 99), stored: stored())
+        let a = d.headArrived(status: 206, headers: headers([("Content-Range", "bytes 100-199/1000"), ("ETag", "\"v1\"")]),
+                              contentLength: 100, now: 1)
+        guard case let .fail(reason) = a else { return XCTFail("\(a)") }
+        XCTAssertTrue(reason.hasPrefix("bad 206"), reason)
+        var noRange = ValidationStateMachine(kind: .discovery, asked: nil, stored: nil)
+        XCTAssertEqual(noRange.headArrived(status: 206, headers: headers([("Content-Range", "bytes 0-9/10")]), contentLength: 10, now: 1),
+                       .fail(reason: "206 to a request without Range"))
+    }
+
+    func test_a304_refreshesTheStoredHeaders() {
+        var v = ValidationStateMachine(kind: .revalidation, asked: .span(first: 0, last: 99), stored: stored())
+        let a = v.headArrived(status: 304, headers: headers([("Cache-Control", "max-age=600"), ("ETag", "\"v1\"")]),
+                              contentLength: nil, now: 500)
+        guard case let .refresh(meta) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(meta.headers["Cache-Control"], "max-age=600", "RFC 9111 section 4.3.4")
+        XCTAssertEqual(meta.storedAt, 500)
+        XCTAssertEqual(meta.length, 1000)
+    }
+
+    func test_aChangedValidator_isANewVersion() {
+        var v = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 99), stored: stored())
+        let a = v.headArrived(status: 200, headers: headers([("ETag", "\"v2\"")]), contentLength: 2000, now: 9)
+        guard case let .newVersion(meta, body) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(meta.etag, "\"v2\"")
+        XCTAssertEqual(body.isFull, true, "an If-Range miss answers the whole new body")
+    }
+
+    func test_aRevalidationOfTheSameRepresentation_refreshesItsAge() {
+        var v = ValidationStateMachine(kind: .revalidation, asked: .span(first: 0, last: 99), stored: stored())
+        let a = v.headArrived(status: 206, headers: headers([("Content-Range", "bytes 0-99/1000"), ("ETag", "\"v1\"")]),
+                              contentLength: 100, now: 900)
+        guard case let .sameVersion(refreshed, body) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(refreshed?.storedAt, 900)
+        XCTAssertEqual(body, .init(start: 0, length: 1000, isFull: false, openEnded: false))
+        var range = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 99), stored: stored())
+        guard case .sameVersion(nil, _) = range.headArrived(status: 206, headers: headers([("Content-Range", "bytes 0-99/1000"), ("ETag", "\"v1\"")]),
+                                                            contentLength: 100, now: 900) else { return XCTFail() }
+    }
+
+    func test_aGoneResource_isDropped_butAServerErrorOnlyFails() {
+        var gone = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
+        XCTAssertEqual(gone.headArrived(status: 410, headers: HTTPHeaders(), contentLength: 0, now: 1),
+                       .drop(reason: "origin answered 410 (status 410)"))
+        var noStore = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 9), stored: stored())
+        XCTAssertEqual(noStore.headArrived(status: 200, headers: headers([("Cache-Control", "no-store")]), contentLength: 1000, now: 1),
+                       .drop(reason: "origin answered 200 (no-store)"))
+        var broken = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
+        XCTAssertEqual(broken.headArrived(status: 503, headers: HTTPHeaders(), contentLength: 0, now: 1),
+                       .fail(reason: "origin answered 503 (status 503)"))
+    }
+}

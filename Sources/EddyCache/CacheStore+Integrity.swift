@@ -1,4 +1,3 @@
-import CSystem
 import EddyCore
 import Foundation
 
@@ -9,11 +8,10 @@ extension CacheStore {
     /// Opens the data file of a resource read back from the index, and drops what the file can
     /// not hold: everything if it is missing, the bytes past its end if it is shorter.
     func openStoredFile(_ r: CachedResource) {
-        let p = path(r)
-        let fd = open(p, O_RDWR | O_CLOEXEC)
+        let (fd, missing) = files.openExisting(r)
         guard fd >= 0 else {
-            if errno == ENOENT && !r.confirmed.isEmpty { dropDamaged(r, 0..<Int.max, reason: "data file missing") }
-            openFile(r)
+            if missing && !r.confirmed.isEmpty { dropDamaged(r, 0..<Int.max, reason: "data file missing") }
+            files.create(r)
             return
         }
         r.fd = fd
@@ -42,20 +40,13 @@ extension CacheStore {
                 let blockRange = CacheStore.blocks.range(ofBlock: block, length: r.meta.length)
                 r.unverified.remove(blockRange)
                 guard let expected = r.knownChecksums?[block], r.confirmed.contains(blockRange) else { continue }
-                if CacheStore.crc(fd: r.fd, blockRange) != expected {
+                if DataFiles.crc(fd: r.fd, blockRange) != expected {
                     dropDamaged(r, blockRange, reason: "checksum mismatch")
                     intact = false
                 }
             }
         }
         return intact
-    }
-
-    /// The CRC-32 of `range` of the file, or nil when it can not be read whole.
-    static func crc(fd: Int32, _ range: Range<Int>) -> UInt32? {
-        var buf = [UInt8](repeating: 0, count: range.count)
-        guard buf.withUnsafeMutableBytes({ read(fd: fd, range, into: $0) }) else { return nil }
-        return buf.withUnsafeBytes { UInt32(truncatingIfNeeded: eddy_crc32(0, $0.baseAddress, UInt($0.count))) }
     }
 
     /// Forgets confirmed bytes in `range` that are not on disk as they were written, so they are

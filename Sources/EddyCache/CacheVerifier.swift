@@ -24,14 +24,14 @@ public enum CacheVerifier {
 
     /// Verifies the cache in `directory`; `onDamage` hears of each damaged resource.
     public static func run(directory: String, onDamage: (String, String) -> Void = { _, _ in }) throws -> Report {
-        let lock = try CacheStore.lockDirectory(directory)
+        let lock = try DataFiles.lockDirectory(directory)
         defer { close(lock) }
         let index = try IndexDatabase(path: directory + "/index.sqlite")
         var report = Report()
         for var row in try index.allRows() {
             report.resources += 1
             let before = row.ranges
-            let path = CacheStore.dataPath(directory: directory, id: row.id, version: row.version)
+            let path = DataFiles.path(directory: directory, id: row.id, version: row.version)
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
                 if !row.ranges.isEmpty {
@@ -54,7 +54,7 @@ public enum CacheVerifier {
                         guard row.ranges.contains(range) else { continue }
                         guard let expected = sums[block] else { report.blocksWithoutChecksum += 1; continue }
                         report.blocksChecked += 1
-                        if CacheStore.crc(fd: fd, range) != expected {
+                        if DataFiles.crc(fd: fd, range) != expected {
                             report.damagedBlocks += 1
                             onDamage(row.key, "block \(block) (bytes \(range.lowerBound)-\(range.upperBound - 1)) fails its checksum")
                             row.ranges.remove(range)

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Why it is crash-safe: SQLite runs in WAL mode, so each commit is atomic and survives a killed
 /// process. eddy commits a row's ranges only after `fdatasync` of the data file those ranges name
-/// (`CacheStore.flush`), so the index never vouches for bytes that are not on disk, even after a
+/// (`IndexWriter`), so the index never vouches for bytes that are not on disk, even after a
 /// power loss; the worst case is losing the last second of confirmations, which are fetched again.
 /// A version change writes a new data file name, so old bytes cannot be mistaken for new ones.
 final class IndexDatabase {

@@ -45,7 +45,7 @@ public final class CacheStore: Cache {
     /// Called when the store evicts a resource (for metrics).
     public var onEvict: ((Int) -> Void)?
     /// Returns true when the layer above is using the resource (fills or responses in flight).
-    public var isInUse: (CachedResource) -> Bool = { $0.readers > 0 }
+    public var isInUse: (CachedResource) -> Bool = { _ in false }
     /// Byte ranges of an in-use resource that responses or fills still need; block eviction spares them.
     public var protectedRanges: (CachedResource) -> [Range<Int>] = { _ in [0..<Int.max] }
     /// Keeps the store within `maxSize`; the first of the listeners.

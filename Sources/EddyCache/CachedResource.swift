@@ -19,8 +19,6 @@ public final class CachedResource {
     public internal(set) var confirmed: ByteRangeSet
     /// The data file, open read-write; -1 if it could not be opened.
     public internal(set) var fd: Int32 = -1
-    /// Responses currently reading this resource; a resource in use is never evicted.
-    public var readers = 0
     /// Anything attached by the layer above (the proxy keeps its fill sessions here).
     public var attachment: AnyObject?
     /// True when confirmed ranges or metadata changed since the last index commit.

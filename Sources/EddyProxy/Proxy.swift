@@ -13,6 +13,8 @@ public final class Proxy {
     public let loop: EventLoop
     let logger: Logger
     let store: CacheStore
+    /// The cache's read and write API (exchanges and HLS use only this).
+    var cache: any Cache { store }
     let curl: CurlMulti
     let metrics = Metrics()
     /// Builds every upstream request.

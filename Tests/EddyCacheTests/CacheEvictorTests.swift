@@ -76,7 +76,7 @@ final class CacheEvictorTests: XCTestCase {
         store.onEvict = { evicted.append($0) }
         store.protectedRanges = { [self] _ in [0..<block, (7 * block)..<length] }
         let r = store.insert(key: "k/movie", meta: fixture.meta(length: length), now: 100)
-        r.readers = 1
+        store.isInUse = { $0 === r }
         for i in 0..<8 { fixture.writeAndConfirm(store, r, (i * block)..<((i + 1) * block)) }
 
         // Over at block 6 (7 blocks): the target is 6 - 0.375 blocks, so 2 blocks go, from block 1.

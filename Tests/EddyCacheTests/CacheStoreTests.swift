@@ -343,7 +343,7 @@ final class CacheStoreTests: XCTestCase {
         let store = try openStore(maxSize: 2500)
         let a = store.insert(key: "k/a", meta: meta(), now: 100)
         writeAndConfirm(store, a, 0..<1000)
-        a.readers = 1
+        store.isInUse = { $0 === a }
         let b = store.insert(key: "k/b", meta: meta(), now: 200)
         writeAndConfirm(store, b, 0..<1000)
         let c = store.insert(key: "k/c", meta: meta(), now: 300)

@@ -9,7 +9,10 @@ import Logging
 /// resources through it; `Proxy` only builds it.
 final class Coordinators {
     let loop: EventLoop
+    /// The store, for its budget and eviction hooks; everything else goes through `cache`.
     let store: CacheStore
+    /// The cache's read and write API.
+    var cache: any Cache { store }
     let upstream: UpstreamClient
     let metrics: Metrics
     let logger: Logger

@@ -179,7 +179,7 @@ final class ResourceCoordinator {
 
     /// Forgets a resource the origin no longer serves.
     func drop() {
-        coordinators.store.remove(resource)
+        coordinators.cache.remove(resource)
         wake()
     }
 

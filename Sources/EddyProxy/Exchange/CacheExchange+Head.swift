@@ -99,7 +99,7 @@ extension CacheExchange {
         var extra = extra
         if !r.unverified.isEmpty, pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body about to go out in one reply: check it first (see CacheStore.verify).
-            _ = proxy.store.verify(r, range)
+            _ = proxy.cache.verify(r, range)
         }
         let covered = coverage()
         if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
@@ -111,12 +111,12 @@ extension CacheExchange {
             // from memory when the resource is small enough to be held there.
             let c = coordinators.of(r)
             let sent: Bool
-            if let bytes = proxy.memory.body(of: r, c) ?? proxy.memory.admit(r, c, store: proxy.store) {
+            if let bytes = proxy.memory.body(of: r, c) ?? proxy.memory.admit(r, c, store: proxy.cache) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 proxy.metrics.memoryHits += 1
                 sent = true
             } else {
-                sent = request.sendFile(status: status, headers: headers, extra: extra, span: proxy.store.span(r, range))
+                sent = request.sendFile(status: status, headers: headers, extra: extra, span: proxy.cache.span(r, range))
             }
             if sent {
                 bytesServed = range.count

@@ -9,7 +9,7 @@ extension CacheExchange {
 
     /// Sends the playlist rewritten so every URI goes through eddy, once all its bytes are on disk.
     func servePlaylist(_ r: CachedResource) {
-        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.store.verify(r, 0..<len) }
+        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.cache.verify(r, 0..<len) }
         guard r.isComplete else {
             machine.playlistIncomplete()
             let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }

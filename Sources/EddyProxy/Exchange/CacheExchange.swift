@@ -68,7 +68,7 @@ final class CacheExchange {
     func begin() {
         proxy.prefetch(after: key)
         let now = proxy.loop.wallClock()
-        let stored = proxy.store.lookup(key, now: now)
+        let stored = proxy.cache.lookup(key, now: now)
         if let r = stored {
             hold(r)
             let c = coordinators.of(r)
@@ -146,7 +146,7 @@ final class CacheExchange {
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
     func resourceReady() {
         guard !done else { return }
-        if resource == nil, let r = proxy.store.lookup(key, now: proxy.loop.wallClock()) { hold(r) }
+        if resource == nil, let r = proxy.cache.lookup(key, now: proxy.loop.wallClock()) { hold(r) }
         guard let r = resource else { headFailed(reason: "resource vanished", timeout: false); return }
         respond(r)
     }
@@ -157,7 +157,7 @@ final class CacheExchange {
         let staleServable = resource.map { $0.meta.length != nil && !proxy.requiresRevalidation($0) } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the
         // stored bytes still current, go on as any response does, with the usual resume policy.
-        let current = resource.map { proxy.store.lookup(key, now: proxy.loop.wallClock()) === $0 } ?? false
+        let current = resource.map { proxy.cache.lookup(key, now: proxy.loop.wallClock()) === $0 } ?? false
         switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, storedStillCurrent: current) {
         case .serveStale, .respondStored:
             // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.

@@ -41,7 +41,7 @@ final class MemoryTier {
     }
 
     /// Reads `r`'s whole body into memory if it is complete and small, evicting others to fit.
-    func admit(_ r: CachedResource, _ fills: ResourceCoordinator, store: CacheStore) -> SharedBytes? {
+    func admit(_ r: CachedResource, _ fills: ResourceCoordinator, store: any Cache) -> SharedBytes? {
         guard budget > 0, r.isComplete, let len = r.meta.length, len > 0, len <= MemoryTier.maxBody, len <= budget,
               let bytes = SharedBytes(count: len, fill: { store.read(r, 0..<len, into: $0) }) else { return nil }
         if let old = fills.memory { drop(old) }

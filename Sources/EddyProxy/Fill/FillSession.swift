@@ -145,7 +145,7 @@ final class FillSession {
             return handedOver // the owner streams the rest of this response; otherwise stop it
         case let .store(meta, body):
             if body.openEnded { machine.openEnd() }
-            let r = coordinators.store.insert(key: fetch.key, meta: meta, now: now)
+            let r = coordinators.cache.insert(key: fetch.key, meta: meta, now: now)
             attach(to: r, body)
             if isPrefetch {
                 // The player is about to ask: the whole body is wanted even with no response open.
@@ -168,20 +168,20 @@ final class FillSession {
         case let .refresh(meta):
             guard let r = resource else { return false }
             let c = coordinators.of(r)
-            coordinators.store.refresh(r, meta: meta)
+            coordinators.cache.refresh(r, meta: meta)
             c.noteOriginAnswer(at: startedAt)
             machine.finish()
             finishRevalidation(c)
             return false // nothing more to read; the transfer ends
         case let .sameVersion(refreshed, body):
             guard let r = resource else { return false }
-            if let refreshed { coordinators.store.refresh(r, meta: refreshed) }
+            if let refreshed { coordinators.cache.refresh(r, meta: refreshed) }
             return attachStored(r, body)
         case let .newVersion(meta, body):
             guard let r = resource else { return false }
             coordinators.metrics.validatorChanges += 1
             coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
-            coordinators.store.replace(r, with: meta)
+            coordinators.cache.replace(r, with: meta)
             coordinators.of(r).versionChanged(by: self)
             return attachStored(r, body)
         }
@@ -238,14 +238,14 @@ final class FillSession {
         case let .write(count):
             coordinators.metrics.bytesFromOrigin += bytes.count
             let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
-            guard coordinators.store.write(r, offset: cursor, bytes: chunk) else {
+            guard coordinators.cache.write(r, offset: cursor, bytes: chunk) else {
                 fail("cache write failed")
                 c.storeFailed()
                 return .abort
             }
             checksums.add(chunk, at: cursor)
             let (confirm, done) = machine.written(count, length: r.meta.length)
-            if let confirm { coordinators.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+            if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm)) }
             c.wake()
             if done {
                 finish(r)
@@ -284,8 +284,8 @@ final class FillSession {
                 // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
                 var m = r.meta
                 m.length = learned
-                coordinators.store.refresh(r, meta: m)
-                if let confirm { coordinators.store.confirm(r, confirm, checksums: checksums.take(confirm)) }
+                coordinators.cache.refresh(r, meta: m)
+                if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm)) }
             }
         }
         machine.finish()

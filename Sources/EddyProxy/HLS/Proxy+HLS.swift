@@ -21,14 +21,14 @@ extension Proxy {
         guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
               (r.meta.length ?? 0) <= Proxy.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
         let n = Swift.min(10, r.meta.length ?? 10)
-        guard let head = store.read(r, 0..<n) else { return false }
+        guard let head = cache.read(r, 0..<n) else { return false }
         return HLSPlaylist.looksLikePlaylist(head)
     }
 
     /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
     func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
-        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes, store.verify(r, 0..<len) else { return nil }
-        guard let buf = store.read(r, 0..<len) else { return nil }
+        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes, cache.verify(r, 0..<len) else { return nil }
+        guard let buf = cache.read(r, 0..<len) else { return nil }
         return Proxy.playlist(from: buf)
     }
 
@@ -79,7 +79,7 @@ extension Proxy {
                 continue
             }
             let fetch = FetchContext(url: next, checkAddress: checkAddress, userAgent: nil)
-            if let r = store.lookup(k, now: now) {
+            if let r = cache.lookup(k, now: now) {
                 // A prefetch ticket from the first missing byte to the end: the coordinator fills
                 // the gaps, sharing any fill a player starts meanwhile, and closes it when done.
                 let c = coordinators.of(r)

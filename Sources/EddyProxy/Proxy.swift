@@ -22,10 +22,10 @@ public final class Proxy {
     /// The resources' coordinators: fills, tickets, discoveries.
     let coordinators: Coordinators
     let resolver: TargetResolver
-    let hls = HLSDirectory()
     let memory: MemoryTier
-    /// Playlists larger than this are served as they are, not rewritten.
-    static let maxPlaylistBytes = 16 << 20
+    let playlists: Playlists
+    /// What exchanges are given (see `ExchangeServices`).
+    private var services: ExchangeServices!
     private let accessLog: AccessLog
     private var server: HTTPServer!
     private var adminServer: HTTPServer?
@@ -61,7 +61,14 @@ public final class Proxy {
         upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: config.upstreamTimeouts.stall)
+        playlists = Playlists(cache: store, coordinators: coordinators, resolver: resolver, metrics: metrics, logger: logger,
+                              loop: loop, prefetchSegments: config.prefetchSegments)
+        playlists.cacheAvailable = store.isAvailable
         store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
+        services = ExchangeServices(
+            loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
+            metrics: metrics, logger: logger, resolver: resolver, name: config.name, defaultTTL: config.defaultTTL,
+            finished: { [unowned self] in exchangeFinished(request: $0, cacheStatus: $1, fromCache: $2, fromOrigin: $3, startedAt: $4) })
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
         server.handler = { [unowned self] in handle($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
@@ -135,13 +142,13 @@ public final class Proxy {
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
         case let .upstream(url, form, checkAddress):
             if let bypass = bypassReason(request, url) {
-                let direct = DirectExchange(proxy: self, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
+                let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
                 active[ObjectIdentifier(request)] = direct
                 direct.begin()
                 metrics.bypasses += 1
                 return
             }
-            let exchange = CacheExchange(proxy: self, request: request, url: url, form: form, checkAddress: checkAddress)
+            let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
             active[ObjectIdentifier(request)] = exchange
             exchange.begin()
         }
@@ -154,7 +161,7 @@ public final class Proxy {
         if !store.isAvailable { return "cache unavailable" }
         // LL-HLS blocking reloads and delta updates are answered by the origin each time.
         if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
-        if !config.cacheKeys && !hls.keyURLs.isEmpty && hls.keyURLs.contains(url.description) { return "key" }
+        if !config.cacheKeys && playlists.isKey(url) { return "key" }
         return nil
     }
 
@@ -184,7 +191,7 @@ public final class Proxy {
         request.send(status: 200, headers: h, body: Array(text.utf8))
     }
 
-    func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {
+    private func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {
         active[ObjectIdentifier(request)] = nil
         metrics.bytesFromCache += fromCache
         switch cacheStatus.forward {
@@ -202,24 +209,3 @@ public final class Proxy {
     }
 }
 
-extension Proxy {
-    /// Freshness (RFC 9111 section 4.2), with the live-playlist rule (see `ResourceCoordinator.isFresh`).
-    func isFresh(_ r: CachedResource, now: Int) -> Bool {
-        coordinators.of(r).isFresh(now: now, monotonicNow: EventLoop.monotonic(), defaultLifetime: config.defaultTTL)
-    }
-
-    /// Seconds of freshness left (negative when stale).
-    func ttl(_ r: CachedResource, now: Int) -> Int { coordinators.of(r).ttl(now: now, defaultLifetime: config.defaultTTL) }
-
-    func requiresRevalidation(_ r: CachedResource) -> Bool {
-        let cc = CacheControl.parse(r.meta.headers.combined("Cache-Control"))
-        return cc.noCache || cc.mustRevalidate || cc.proxyRevalidate
-    }
-
-    /// Response headers for a stored resource (before Age and range-specific fields).
-    func responseHeaders(for r: CachedResource) -> HeaderBlock { coordinators.of(r).responseHeaders(via: upstream.via) }
-
-    /// The Age field value (RFC 9111 section 5.1): seconds since the stored response was received
-    /// or last validated.
-    func age(_ r: CachedResource, now: Int) -> String { String(Swift.max(0, now - r.meta.storedAt)) }
-}

@@ -16,7 +16,7 @@ extension CacheExchange {
             return
         }
         let asked = RangeResponseCheck.Asked.span(first: pos, last: end - 1)
-        let upstream = proxy.upstream
+        let upstream = services.upstream
         let t = upstream.transfer(for: upstream.request(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
                                                         range: asked, condition: .ifRange(validator)))
         direct = t
@@ -33,7 +33,7 @@ extension CacheExchange {
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
             guard self.request.relay(bytes, highWater: CacheExchange.highWater) else { self.directPaused = true; return .pause }
-            self.proxy.metrics.bytesFromOrigin += bytes.count
+            self.services.metrics.bytesFromOrigin += bytes.count
             self.pos += bytes.count
             self.bytesServed += bytes.count
             return .accept
@@ -43,7 +43,7 @@ extension CacheExchange {
             if let error { self.abort("uncached resume failed: \(error)"); return }
             self.pump()
         }
-        proxy.metrics.upstreamFetches += 1
+        services.metrics.upstreamFetches += 1
         t.start()
     }
 }

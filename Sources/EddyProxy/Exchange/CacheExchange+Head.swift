@@ -13,9 +13,9 @@ extension CacheExchange {
         machine.planned(version: r.version)
         let version = r.version
         // The stored fields are shared by every hit on this version; `extra` holds this response's own.
-        let stored = proxy.responseHeaders(for: r)
+        let stored = services.responseHeaders(for: r)
         var extra = HTTPHeaders(capacity: 4)
-        extra.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
+        extra.add("Age", services.age(r, now: services.loop.wallClock()))
         switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
             finishWhole(status: 304, headers: stored.headers.appending(extra).withoutBodyFields())
@@ -25,7 +25,7 @@ extension CacheExchange {
             return
         case .proceed: break
         }
-        if !machine.playlistAsBytes && proxy.isPlaylist(r, url: url) {
+        if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url) {
             machine.awaitingPlaylist()
             pump()
             return
@@ -99,24 +99,24 @@ extension CacheExchange {
         var extra = extra
         if !r.unverified.isEmpty, pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body about to go out in one reply: check it first (see CacheStore.verify).
-            _ = proxy.cache.verify(r, range)
+            _ = services.cache.verify(r, range)
         }
         let covered = coverage()
         if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
         machine.headPlanned(covered: covered)
-        machine.setTTL(proxy.ttl(r, now: proxy.loop.wallClock()))
+        machine.setTTL(services.ttl(r, now: services.loop.wallClock()))
         extra.add("Cache-Status", cacheStatus.description)
         if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body wholly on disk goes out in one reply: no streaming state at all, and
             // from memory when the resource is small enough to be held there.
             let c = coordinators.of(r)
             let sent: Bool
-            if let bytes = proxy.memory.body(of: r, c) ?? proxy.memory.admit(r, c, store: proxy.cache) {
+            if let bytes = services.memory.body(of: r, c) ?? services.memory.admit(r, c, store: services.cache) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
-                proxy.metrics.memoryHits += 1
+                services.metrics.memoryHits += 1
                 sent = true
             } else {
-                sent = request.sendFile(status: status, headers: headers, extra: extra, span: proxy.cache.span(r, range))
+                sent = request.sendFile(status: status, headers: headers, extra: extra, span: services.cache.span(r, range))
             }
             if sent {
                 bytesServed = range.count

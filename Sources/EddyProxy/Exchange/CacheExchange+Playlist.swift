@@ -9,7 +9,7 @@ extension CacheExchange {
 
     /// Sends the playlist rewritten so every URI goes through eddy, once all its bytes are on disk.
     func servePlaylist(_ r: CachedResource) {
-        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = proxy.cache.verify(r, 0..<len) }
+        if r.isComplete, !r.unverified.isEmpty, let len = r.meta.length { _ = services.cache.verify(r, 0..<len) }
         guard r.isComplete else {
             machine.playlistIncomplete()
             let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }
@@ -17,19 +17,19 @@ extension CacheExchange {
             waitForBytes(r, end: r.meta.length ?? Int.max)
             return
         }
-        guard let playlist = proxy.readPlaylist(r) else {
+        guard let playlist = services.playlists.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
             machine.playlistUnreadable()
             respond(r)
             return
         }
         coordinators.of(r).hlsKind = playlist.kind
-        var stored = proxy.responseHeaders(for: r).headers
-        stored.add("Age", proxy.age(r, now: proxy.loop.wallClock()))
-        let response = proxy.playlistResponse(playlist, headers: stored, url: url, form: form)
+        var stored = services.responseHeaders(for: r).headers
+        stored.add("Age", services.age(r, now: services.loop.wallClock()))
+        let response = services.playlists.playlistResponse(playlist, headers: stored, url: url, form: form)
         var h = response.headers
         machine.setStored(cacheStatus.forward != nil)
-        if case .live = playlist.kind {} else { machine.setTTL(proxy.ttl(r, now: proxy.loop.wallClock())) }
+        if case .live = playlist.kind {} else { machine.setTTL(services.ttl(r, now: services.loop.wallClock())) }
         h.set("Cache-Status", cacheStatus.description)
         bytesServed = r.meta.length ?? 0
         request.send(status: 200, headers: h, body: isHead ? [] : response.body)

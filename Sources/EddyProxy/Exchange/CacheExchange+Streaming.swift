@@ -36,7 +36,7 @@ extension CacheExchange {
                 let n = Swift.min(available, end - pos, CacheExchange.stepBytes)
                 // Bytes read back from the index are checked once per run before they are served;
                 // a damaged block is dropped, and the loop then finds it missing and fetches it.
-                if !r.unverified.isEmpty && !proxy.cache.verify(r, pos..<(pos + n)) { continue }
+                if !r.unverified.isEmpty && !services.cache.verify(r, pos..<(pos + n)) { continue }
                 send(r, offset: pos, count: n)
                 pos += n
                 bytesServed += n
@@ -57,9 +57,9 @@ extension CacheExchange {
     func send(_ r: CachedResource, offset: Int, count: Int) {
         if chunked {
             // Chunked framing is added by evhttp only to buffers it is given, so no direct sendfile here.
-            if let bytes = proxy.cache.read(r, offset..<(offset + count)) { bytes.withUnsafeBytes { request.write($0) } }
+            if let bytes = services.cache.read(r, offset..<(offset + count)) { bytes.withUnsafeBytes { request.write($0) } }
         } else {
-            request.writeFile(proxy.cache.span(r, offset..<(offset + count)))
+            request.writeFile(services.cache.span(r, offset..<(offset + count)))
         }
     }
 

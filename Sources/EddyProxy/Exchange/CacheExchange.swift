@@ -9,7 +9,7 @@ import EddyLoop
 /// *streaming* (the head is sent; `pump` moves bytes from disk to the connection as they are
 /// confirmed or written by a fill, and waits on an event otherwise), *done*.
 final class CacheExchange {
-    unowned let proxy: Proxy
+    let services: ExchangeServices
     let request: ServerRequest
     let url: UpstreamURL
     let key: String
@@ -46,8 +46,8 @@ final class CacheExchange {
     static let stepBytes = 256 << 10
     static let highWater = 256 << 10
 
-    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
-        self.proxy = proxy
+    init(services: ExchangeServices, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+        self.services = services
         self.request = request
         self.url = url
         self.form = form
@@ -57,7 +57,7 @@ final class CacheExchange {
 
     // MARK: - resolving
 
-    var coordinators: Coordinators { proxy.coordinators }
+    var coordinators: Coordinators { services.coordinators }
     var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"]) }
 
     /// Takes a playback ticket on `r`, which holds it until the response ends.
@@ -66,18 +66,18 @@ final class CacheExchange {
     }
 
     func begin() {
-        proxy.prefetch(after: key)
-        let now = proxy.loop.wallClock()
-        let stored = proxy.cache.lookup(key, now: now)
+        services.playlists.prefetch(after: key)
+        let now = services.loop.wallClock()
+        let stored = services.cache.lookup(key, now: now)
         if let r = stored {
             hold(r)
             let c = coordinators.of(r)
-            if c.hlsKind == nil, proxy.isPlaylist(r, url: url), let p = proxy.readPlaylist(r) {
+            if c.hlsKind == nil, services.playlists.isPlaylist(r, url: url), let p = services.playlists.readPlaylist(r) {
                 c.hlsKind = p.kind // known before the freshness check below needs it
             }
         }
         let c = stored.map { coordinators.of($0) }
-        let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: stored.map { proxy.isFresh($0, now: now) } ?? false,
+        let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: stored.map { services.isFresh($0, now: now) } ?? false,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.discovering[key] != nil)
         machine.lookedUp(lookup)
@@ -90,7 +90,7 @@ final class CacheExchange {
             coalesce(on: coordinators.discovering[key])
         case .revalidate:
             guard let r = stored, let c else { return }
-            proxy.metrics.revalidations += 1
+            services.metrics.revalidations += 1
             let reval = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
             c.revalidation = reval
             start(reval)
@@ -103,7 +103,7 @@ final class CacheExchange {
 
     /// Waits for the head of a fill another response started.
     private func coalesce(on fill: FillSession?) {
-        proxy.metrics.coalesced += 1
+        services.metrics.coalesced += 1
         countedCoalesce = true
         fill?.addHeadWaiter(self)
     }
@@ -146,7 +146,7 @@ final class CacheExchange {
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
     func resourceReady() {
         guard !done else { return }
-        if resource == nil, let r = proxy.cache.lookup(key, now: proxy.loop.wallClock()) { hold(r) }
+        if resource == nil, let r = services.cache.lookup(key, now: services.loop.wallClock()) { hold(r) }
         guard let r = resource else { headFailed(reason: "resource vanished", timeout: false); return }
         respond(r)
     }
@@ -154,10 +154,10 @@ final class CacheExchange {
     /// Called when the fill this request waited on could not produce a head.
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
-        let staleServable = resource.map { $0.meta.length != nil && !proxy.requiresRevalidation($0) } ?? false
+        let staleServable = resource.map { $0.meta.length != nil && !services.requiresRevalidation($0) } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the
         // stored bytes still current, go on as any response does, with the usual resume policy.
-        let current = resource.map { proxy.cache.lookup(key, now: proxy.loop.wallClock()) === $0 } ?? false
+        let current = resource.map { services.cache.lookup(key, now: services.loop.wallClock()) === $0 } ?? false
         switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, storedStillCurrent: current) {
         case .serveStale, .respondStored:
             // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.
@@ -171,8 +171,8 @@ final class CacheExchange {
     func passThrough(transfer: UpstreamTransfer?, head: UpstreamHead?, refusal: String?) {
         guard machine.passThrough() else { return }
         releaseResource()
-        proxy.metrics.bypasses += 1
-        let direct = DirectExchange(proxy: proxy, request: request, url: url, form: form, checkAddress: checkAddress,
+        services.metrics.bypasses += 1
+        let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress,
                                     reason: refusal ?? "not storable")
         passedTo = direct // it reports the request finished; until then this keeps it alive
         direct.begin(adopting: transfer, head: head)
@@ -191,14 +191,14 @@ final class CacheExchange {
 
     func fail(_ status: Int, _ reason: String) {
         var h = HTTPHeaders()
-        h.set("Via", proxy.upstream.via)
-        h.set("Cache-Status", "\(proxy.config.name); fwd=\(cacheStatus.forward?.rawValue ?? "miss"); detail=\"\(reason.replacingAll("\"", "'"))\"")
+        h.set("Via", services.upstream.via)
+        h.set("Cache-Status", "\(services.name); fwd=\(cacheStatus.forward?.rawValue ?? "miss"); detail=\"\(reason.replacingAll("\"", "'"))\"")
         request.sendError(status, reason, extra: h)
         complete()
     }
 
     func abort(_ reason: String) {
-        proxy.logger.warning("response cut short", metadata: ["url": "\(url)", "reason": "\(reason)", "sent": "\(bytesServed)"])
+        services.logger.warning("response cut short", metadata: ["url": "\(url)", "reason": "\(reason)", "sent": "\(bytesServed)"])
         if request.headSent { request.abort() } else { request.sendError(502, reason) }
         complete()
     }
@@ -217,8 +217,7 @@ final class CacheExchange {
         request.onDrained = nil
         request.onClose = nil
         let fromCache = allFromCache ? bytesServed : bytesAtStart.isEmpty ? 0 : servedFromCache()
-        proxy.exchangeFinished(request: request, cacheStatus: cacheStatus, fromCache: fromCache,
-                               fromOrigin: Swift.max(0, bytesServed - fromCache), startedAt: startedAt)
+        services.finished(request, cacheStatus, fromCache, Swift.max(0, bytesServed - fromCache), startedAt)
         releaseResource()
     }
 

@@ -7,7 +7,7 @@ import EddyLoop
 /// resources eddy does not cache. Flow control: the upstream transfer pauses while the client's
 /// output buffer is above the high-water mark and resumes when it drains.
 final class DirectExchange {
-    unowned let proxy: Proxy
+    let services: ExchangeServices
     let request: ServerRequest
     let url: UpstreamURL
     let checkAddress: Bool
@@ -26,8 +26,8 @@ final class DirectExchange {
 
     private static let highWater = 256 << 10
 
-    init(proxy: Proxy, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
-        self.proxy = proxy
+    init(services: ExchangeServices, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
+        self.services = services
         self.request = request
         self.url = url
         self.form = form
@@ -52,13 +52,13 @@ final class DirectExchange {
                      "Authorization", "Cookie", "Accept", "Accept-Language", "Referer"] {
             if let v = request.headers[name] { passed.set(name, v) }
         }
-        let req = proxy.upstream.request(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
+        let req = services.upstream.request(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
                                         userAgent: request.headers["User-Agent"], passing: passed)
-        let t = proxy.upstream.transfer(for: req)
+        let t = services.upstream.transfer(for: req)
         transfer = t
         wire(t)
         t.onHead = { head in self.forwardHead(head) }
-        proxy.metrics.upstreamFetches += 1
+        services.metrics.upstreamFetches += 1
         t.start()
     }
 
@@ -68,14 +68,14 @@ final class DirectExchange {
             guard !self.done, !self.request.isGone else { return .abort }
             if self.playlistBody != nil {
                 self.fromOrigin += bytes.count
-                self.proxy.metrics.bytesFromOrigin += bytes.count
-                guard self.playlistBody!.count + bytes.count <= Proxy.maxPlaylistBytes else { return .abort }
+                self.services.metrics.bytesFromOrigin += bytes.count
+                guard self.playlistBody!.count + bytes.count <= Playlists.maxPlaylistBytes else { return .abort }
                 self.playlistBody!.append(contentsOf: bytes)
                 return .accept
             }
             guard self.request.relay(bytes, highWater: DirectExchange.highWater) else { self.paused = true; return .pause }
             self.fromOrigin += bytes.count
-            self.proxy.metrics.bytesFromOrigin += bytes.count
+            self.services.metrics.bytesFromOrigin += bytes.count
             return .accept
         }
         t.onComplete = { error in self.completed(error) }
@@ -84,13 +84,13 @@ final class DirectExchange {
     private func forwardHead(_ head: UpstreamHead) -> Bool {
         var h = HTTPHeaders()
         for (n, v) in head.headers where !StoragePolicy.hopByHop.contains(n.lowercased()) { h.add(n, v) }
-        h.set("Via", proxy.upstream.via(appendingTo: head.headers.combined("Via")))
+        h.set("Via", services.upstream.via(appendingTo: head.headers.combined("Via")))
         var st = status
         st.forwardStatus = head.status
         h.set("Cache-Status", st.description)
         status = st
         if (300..<400).contains(head.status), let loc = head.headers["Location"],
-           let target = URIReference.resolve(loc, against: url), let mapped = proxy.resolver.eddyTarget(for: target, form: form) {
+           let target = URIReference.resolve(loc, against: url), let mapped = services.resolver.eddyTarget(for: target, form: form) {
             h.set("Location", mapped) // a redirect must not lead the player around eddy
         }
         if head.status == 200, request.method == "GET",
@@ -119,8 +119,8 @@ final class DirectExchange {
         transfer = nil
         guard !done else { return }
         if error == nil, let body = playlistBody, var h = playlistHead {
-            if let playlist = Proxy.playlist(from: body) {
-                let response = proxy.playlistResponse(playlist, headers: h, url: url, form: form)
+            if let playlist = Playlists.playlist(from: body) {
+                let response = services.playlists.playlistResponse(playlist, headers: h, url: url, form: form)
                 request.send(status: 200, headers: response.headers, body: response.body)
             } else {
                 h.set("Content-Length", "\(body.count)") // not text after all: the origin's bytes
@@ -130,9 +130,9 @@ final class DirectExchange {
             return
         }
         if let error {
-            proxy.metrics.upstreamFailures += 1
+            services.metrics.upstreamFailures += 1
             if request.headSent {
-                proxy.logger.warning("pass-through cut short", metadata: ["url": "\(url)", "error": "\(error)"])
+                services.logger.warning("pass-through cut short", metadata: ["url": "\(url)", "error": "\(error)"])
                 request.abort()
             } else if error == .internalAddress {
                 request.sendError(403, "target \(url.host) resolves to a loopback, private or link-local address")
@@ -157,6 +157,6 @@ final class DirectExchange {
         if request.headSent && !request.isFinished { request.end() }
         request.onDrained = nil
         request.onClose = nil
-        proxy.exchangeFinished(request: request, cacheStatus: status, fromCache: 0, fromOrigin: fromOrigin, startedAt: startedAt)
+        services.finished(request, status, 0, fromOrigin, startedAt)
     }
 }

@@ -2,9 +2,40 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import Logging
 
-/// HLS: recognising playlists, rewriting them for the client's URL form, and prefetching segments.
-extension Proxy {
+/// HLS: recognising playlists, rewriting them for the client's URL form, and prefetching the
+/// segments that follow the one a player asks for.
+final class Playlists {
+    /// Playlists larger than this are served as they are, not rewritten.
+    static let maxPlaylistBytes = 16 << 20
+    /// What the playlists seen so far say: segments in order, and key URLs.
+    let directory = HLSDirectory()
+    let cache: any Cache
+    let coordinators: Coordinators
+    let resolver: TargetResolver
+    let metrics: Metrics
+    let logger: Logger
+    let loop: EventLoop
+    /// Segments fetched ahead of the one asked for (0 turns prefetch off).
+    let prefetchSegments: Int
+    /// False when the cache directory is unusable: nothing is prefetched then.
+    var cacheAvailable = true
+
+    init(cache: any Cache, coordinators: Coordinators, resolver: TargetResolver, metrics: Metrics, logger: Logger,
+         loop: EventLoop, prefetchSegments: Int) {
+        self.cache = cache
+        self.coordinators = coordinators
+        self.resolver = resolver
+        self.metrics = metrics
+        self.logger = logger
+        self.loop = loop
+        self.prefetchSegments = prefetchSegments
+    }
+
+    /// True when `url` was named as a key (`EXT-X-KEY`) by a playlist seen so far.
+    func isKey(_ url: UpstreamURL) -> Bool { !directory.keyURLs.isEmpty && directory.keyURLs.contains(url.description) }
+
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
     func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
@@ -19,7 +50,7 @@ extension Proxy {
         if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
         let ct = r.meta.contentType?.lowercased() ?? ""
         guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
-              (r.meta.length ?? 0) <= Proxy.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
+              (r.meta.length ?? 0) <= Playlists.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
         let n = Swift.min(10, r.meta.length ?? 10)
         guard let head = cache.read(r, 0..<n) else { return false }
         return HLSPlaylist.looksLikePlaylist(head)
@@ -27,9 +58,9 @@ extension Proxy {
 
     /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).
     func readPlaylist(_ r: CachedResource) -> HLSPlaylist? {
-        guard r.isComplete, let len = r.meta.length, len <= Proxy.maxPlaylistBytes, cache.verify(r, 0..<len) else { return nil }
+        guard r.isComplete, let len = r.meta.length, len <= Playlists.maxPlaylistBytes, cache.verify(r, 0..<len) else { return nil }
         guard let buf = cache.read(r, 0..<len) else { return nil }
-        return Proxy.playlist(from: buf)
+        return Playlists.playlist(from: buf)
     }
 
     /// A playlist from bytes already identified as one (by type, path or sniffing); nil when they
@@ -56,7 +87,7 @@ extension Proxy {
     /// and learns its segments and keys. URIs eddy may not fetch, and non-HTTP ones, stay as written.
     func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm) -> HLSPlaylist {
         var p = playlist
-        if case .multivariant = p.kind {} else { hls.learn(p, base: url, depth: config.prefetchSegments) }
+        if case .multivariant = p.kind {} else { directory.learn(p, base: url, depth: prefetchSegments) }
         p.rewriteURIs { uri in
             guard let target = URIReference.resolve(uri, against: url) else { return nil }
             return self.resolver.eddyTarget(for: target, form: form)
@@ -67,9 +98,9 @@ extension Proxy {
     /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
     /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
     func prefetch(after key: String) {
-        guard config.prefetchSegments > 0, store.isAvailable, hls.hasSegments else { return }
+        guard prefetchSegments > 0, cacheAvailable, directory.hasSegments else { return }
         let now = loop.wallClock()
-        for next in hls.segments(after: key) {
+        for next in directory.segments(after: key) {
             let k = next.description
             if coordinators.discovering[k] != nil { continue }
             // A playlist may name any URL; prefetch fetches only what the gate allows, with the

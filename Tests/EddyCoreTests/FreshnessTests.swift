@@ -76,4 +76,11 @@ final class FreshnessTests: XCTestCase {
         XCTAssertFalse(f.isFresh(age: 11))
         XCTAssertFalse(Freshness(lifetime: 0, requiresRevalidation: false).isFresh(age: 0))
     }
+
+    func test_livePlaylistRule_staleAfterHalfTheTargetDuration_orWhenNeverHeard() {
+        XCTAssertTrue(Freshness.livePlaylistAllows(targetDuration: nil, lastHeardAt: nil, now: 100), "not a live playlist")
+        XCTAssertTrue(Freshness.livePlaylistAllows(targetDuration: 6, lastHeardAt: 100, now: 102.9))
+        XCTAssertFalse(Freshness.livePlaylistAllows(targetDuration: 6, lastHeardAt: 100, now: 103), "half of 6 s has passed")
+        XCTAssertFalse(Freshness.livePlaylistAllows(targetDuration: 6, lastHeardAt: nil, now: 100), "unknown: ask the origin")
+    }
 }

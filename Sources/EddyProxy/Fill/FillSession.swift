@@ -17,16 +17,16 @@ final class FillSession {
     /// The ticket whose need started this fill, if any (for counting coalesced waits).
     let startedBy: Int?
     /// Where the fill writes and stops, and what each chunk means (see `FillStateMachine`).
-    private var machine: FillStateMachine {
+    var machine: FillStateMachine {
         didSet { if !machine.state.isActive && oldValue.state.isActive { coordinators.liveFills[id] = nil } }
     }
     /// The byte bookkeeping, as the scheduling policy sees it.
     var machineState: FillStateMachine { machine }
     var state: FillState { machine.state }
     /// The resource written, nil while a discovery fill awaits its head.
-    private(set) var resource: CachedResource?
+    var resource: CachedResource?
     /// The version being written; bytes of another version are never mixed in.
-    private(set) var version = 0
+    var version = 0
     /// First offset asked for; for a suffix request, known after the head.
     var start: Int { machine.start }
     /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
@@ -42,26 +42,26 @@ final class FillSession {
     /// Bytes written but not yet confirmed: readers may take them from here (the confirmed ones
     /// are in the resource's set, which eviction keeps honest).
     var unconfirmedWindow: Range<Int> { machine.unconfirmedWindow }
-    private let asked: RangeResponseCheck.Asked?
+    let asked: RangeResponseCheck.Asked?
     /// What the origin's head means for the stored resource.
-    private var validation: ValidationStateMachine
+    var validation: ValidationStateMachine
     private var transfer: UpstreamTransfer?
     /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
     private var headWaiters: [HeadWaiter] = []
     /// The response that started the fill; it inherits the transfer when the response is not storable.
     weak var owner: HeadWaiter?
     /// The upstream head, once received.
-    private(set) var head: UpstreamHead?
+    var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
-    private(set) var refusal: String?
+    var refusal: String?
     /// When the request went out: the origin's answer describes the resource as of then or later.
-    private var startedAt = 0.0
+    var startedAt = 0.0
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     var isPrefetch = false
     /// True while the transfer is paused by `Proxy.shouldThrottle`.
     var paused = false
     /// True once a pass-through response took the transfer over.
-    private var handedOver = false
+    var handedOver = false
 
     /// Creates a fill. `asked` nil means a plain GET without Range.
     init(coordinators: Coordinators, id: Int, kind: FillKind, fetch: FetchContext, resource: CachedResource?,
@@ -132,86 +132,6 @@ final class FillSession {
     }
 
     // MARK: - upstream events
-
-    private func received(head: UpstreamHead) -> Bool {
-        self.head = head
-        let now = coordinators.loop.wallClock()
-        if let r = resource { validation.stored = r.meta }
-        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now) {
-        case let .passThrough(why):
-            refusal = why
-            machine.fail("not storable: \(why)")
-            coordinators.discoveryEnded(self, storable: false)
-            return handedOver // the owner streams the rest of this response; otherwise stop it
-        case let .store(meta, body):
-            if body.openEnded { machine.openEnd() }
-            let r = coordinators.cache.insert(key: fetch.key, meta: meta, now: now)
-            attach(to: r, body)
-            if isPrefetch {
-                // The player is about to ask: the whole body is wanted even with no response open.
-                _ = coordinators.of(r).open(priority: .prefetch, fetchOnly: true, range: 0..<(body.length ?? Int.max),
-                                            fetch: fetch, consumer: nil)
-            }
-            coordinators.discoveryEnded(self, storable: true)
-            return true
-        case let .fail(reason):
-            if reason.hasPrefix("bad 206") {
-                coordinators.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
-            }
-            fail(reason)
-            return false
-        case let .drop(reason):
-            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(reason)"])
-            fail(reason)
-            if let r = resource { coordinators.of(r).drop() }
-            return false
-        case let .refresh(meta):
-            guard let r = resource else { return false }
-            let c = coordinators.of(r)
-            coordinators.cache.refresh(r, meta: meta)
-            c.noteOriginAnswer(at: startedAt)
-            machine.finish()
-            finishRevalidation(c)
-            return false // nothing more to read; the transfer ends
-        case let .sameVersion(refreshed, body):
-            guard let r = resource else { return false }
-            if let refreshed { coordinators.cache.refresh(r, meta: refreshed) }
-            return attachStored(r, body)
-        case let .newVersion(meta, body):
-            guard let r = resource else { return false }
-            coordinators.metrics.validatorChanges += 1
-            coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
-            coordinators.cache.replace(r, with: meta)
-            coordinators.of(r).versionChanged(by: self)
-            return attachStored(r, body)
-        }
-    }
-
-    /// Revalidations, and range fills a response waits on before its head (see
-    /// `CacheExchange.validateBeforeHead`), release their waiters once the version is known.
-    private func attachStored(_ r: CachedResource, _ body: ValidationStateMachine.Body) -> Bool {
-        version = r.version
-        attach(to: r, body)
-        finishRevalidation(coordinators.of(r))
-        return true
-    }
-
-    private func finishRevalidation(_ c: ResourceCoordinator) {
-        if c.revalidation === self { c.revalidation = nil }
-        for w in takeHeadWaiters() { w.headArrived(.ready) }
-    }
-
-    private func attach(to r: CachedResource, _ body: ValidationStateMachine.Body) {
-        resource = r
-        version = r.version
-        let isFull = body.isFull
-        machine.headVerified(bodyStart: body.start, isFull: isFull)
-        let c = coordinators.of(r)
-        c.noteOriginAnswer(at: startedAt)
-        c.machine.stalledAt = nil // the origin answers again
-        if isFull && asked != nil { c.machine.originIgnoresRange = true } // the whole body from byte 0
-        if !c.fills.contains(where: { $0 === self }) { c.fills.append(self) }
-    }
 
     private func received(_ bytes: UnsafeRawBufferPointer) -> UpstreamTransfer.DataDisposition {
         guard state == .streaming, let r = resource else {
@@ -292,7 +212,7 @@ final class FillSession {
         detach(r)
     }
 
-    private func fail(_ reason: String, error: UpstreamError? = nil) {
+    func fail(_ reason: String, error: UpstreamError? = nil) {
         guard state.isActive else { return }
         machine.fail(reason)
         transfer?.cancel()

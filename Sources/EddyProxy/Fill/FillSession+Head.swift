@@ -1,0 +1,88 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// The origin's head: what it means for the stored resource is `ValidationStateMachine`'s
+/// decision; this performs it (insert, refresh, replace, drop, hand over) and releases the
+/// responses waiting for it.
+extension FillSession {
+    func received(head: UpstreamHead) -> Bool {
+        self.head = head
+        let now = coordinators.loop.wallClock()
+        if let r = resource { validation.stored = r.meta }
+        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now) {
+        case let .passThrough(why):
+            refusal = why
+            machine.fail("not storable: \(why)")
+            coordinators.discoveryEnded(self, storable: false)
+            return handedOver // the owner streams the rest of this response; otherwise stop it
+        case let .store(meta, body):
+            if body.openEnded { machine.openEnd() }
+            let r = coordinators.cache.insert(key: fetch.key, meta: meta, now: now)
+            attach(to: r, body)
+            if isPrefetch {
+                // The player is about to ask: the whole body is wanted even with no response open.
+                _ = coordinators.of(r).open(priority: .prefetch, fetchOnly: true, range: 0..<(body.length ?? Int.max),
+                                            fetch: fetch, consumer: nil)
+            }
+            coordinators.discoveryEnded(self, storable: true)
+            return true
+        case let .fail(reason):
+            if reason.hasPrefix("bad 206") {
+                coordinators.logger.warning("rejected upstream 206", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            }
+            fail(reason)
+            return false
+        case let .drop(reason):
+            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(reason)"])
+            fail(reason)
+            if let r = resource { coordinators.of(r).drop() }
+            return false
+        case let .refresh(meta):
+            guard let r = resource else { return false }
+            let c = coordinators.of(r)
+            coordinators.cache.refresh(r, meta: meta)
+            c.noteOriginAnswer(at: startedAt)
+            machine.finish()
+            finishRevalidation(c)
+            return false // nothing more to read; the transfer ends
+        case let .sameVersion(refreshed, body):
+            guard let r = resource else { return false }
+            if let refreshed { coordinators.cache.refresh(r, meta: refreshed) }
+            return attachStored(r, body)
+        case let .newVersion(meta, body):
+            guard let r = resource else { return false }
+            coordinators.metrics.validatorChanges += 1
+            coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
+            coordinators.cache.replace(r, with: meta)
+            coordinators.of(r).versionChanged(by: self)
+            return attachStored(r, body)
+        }
+    }
+
+    /// Revalidations, and range fills a response waits on before its head (see
+    /// `CacheExchange.validateBeforeHead`), release their waiters once the version is known.
+    private func attachStored(_ r: CachedResource, _ body: ValidationStateMachine.Body) -> Bool {
+        version = r.version
+        attach(to: r, body)
+        finishRevalidation(coordinators.of(r))
+        return true
+    }
+
+    private func finishRevalidation(_ c: ResourceCoordinator) {
+        if c.revalidation === self { c.revalidation = nil }
+        for w in takeHeadWaiters() { w.headArrived(.ready) }
+    }
+
+    func attach(to r: CachedResource, _ body: ValidationStateMachine.Body) {
+        resource = r
+        version = r.version
+        let isFull = body.isFull
+        machine.headVerified(bodyStart: body.start, isFull: isFull)
+        let c = coordinators.of(r)
+        c.noteOriginAnswer(at: startedAt)
+        c.machine.stalledAt = nil // the origin answers again
+        if isFull && asked != nil { c.machine.originIgnoresRange = true } // the whole body from byte 0
+        if !c.fills.contains(where: { $0 === self }) { c.fills.append(self) }
+    }
+}

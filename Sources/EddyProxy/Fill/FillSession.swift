@@ -58,7 +58,7 @@ final class FillSession {
     var startedAt = 0.0
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     var isPrefetch = false
-    /// True while the transfer is paused by `Proxy.shouldThrottle`.
+    /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
     var paused = false
     /// True once a pass-through response took the transfer over.
     var handedOver = false

@@ -55,7 +55,7 @@ http {{
   log_format b '$request_uri $body_bytes_sent'; access_log {self.log} b;
   client_body_temp_path {self.dir}/tmp; proxy_temp_path {self.dir}/tmp; fastcgi_temp_path {self.dir}/tmp;
   uwsgi_temp_path {self.dir}/tmp; scgi_temp_path {self.dir}/tmp;
-  server {{ listen 127.0.0.1:{self.port}; root {self.www};
+  server {{ listen 127.0.0.1:{self.port}; root {self.www}; expires 1d;
     location /slow/ {{ alias {self.www}/; limit_rate 5m; }} }}
 }}""")
         self.proc = subprocess.Popen(["nginx", "-c", conf, "-p", self.dir], stderr=subprocess.DEVNULL)

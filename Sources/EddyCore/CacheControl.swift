@@ -8,6 +8,10 @@ public struct CacheControl: Equatable, Sendable {
     public var proxyRevalidate = false
     public var maxAge: Int?
     public var sMaxAge: Int?
+    /// RFC 5861 section 3.
+    public var staleWhileRevalidate: Int?
+    /// RFC 5861 section 4.
+    public var staleIfError: Int?
 
     public init() {}
 
@@ -42,10 +46,23 @@ public struct CacheControl: Equatable, Sendable {
             case "proxy-revalidate": cc.proxyRevalidate = true
             case "max-age": cc.maxAge = seconds()
             case "s-maxage": cc.sMaxAge = seconds()
+            case "stale-while-revalidate": cc.staleWhileRevalidate = seconds()
+            case "stale-if-error": cc.staleIfError = seconds()
             default: break
             }
         }
         return cc
+    }
+
+    /// The directives eddy obeys for a response: those of the first targeted field present
+    /// (RFC 9213 section 2.2: a cache that recognises a targeted field ignores Cache-Control),
+    /// else Cache-Control. Targeted fields are Dictionary structured fields; their directives
+    /// parse with the same rules as Cache-Control's.
+    public static func effective(_ headers: HTTPHeaders, targeted: [String]) -> CacheControl {
+        for name in targeted {
+            if let v = headers.combined(name) { return parse(v) }
+        }
+        return parse(headers.combined("Cache-Control"))
     }
 
     /// True when a shared cache must not store the response (RFC 9111 section 3).

@@ -1,11 +1,10 @@
 /// HTTP dates (RFC 9110 section 5.6.7) as seconds since the Unix epoch.
 ///
-/// Parses all three forms a recipient must accept (IMF-fixdate, RFC 850, asctime) and writes
-/// IMF-fixdate only. Hand-written because it is on every response path and must not depend
+/// Parses exactly the three forms a recipient must accept (IMF-fixdate, RFC 850, asctime) and
+/// writes IMF-fixdate only. Hand-written because it is on every response path and must not depend
 /// on locale or time zone settings.
 public enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
 
     /// Formats `seconds` as IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -18,34 +17,42 @@ public enum HTTPDate {
         return "\(wd), \(two(d)) \(monthNames[m - 1]) \(y) \(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60)) GMT"
     }
 
-    /// Parses any of the three HTTP date forms; nil when invalid.
-    public static func parse(_ value: String) -> Int? {
-        let tokens = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" }).map { $0.lowercased() }
-        // IMF-fixdate: [wkday] DD Mon YYYY HH:MM:SS GMT ; RFC 850: [weekday] DD-Mon-YY HH:MM:SS GMT
-        // asctime: wkday Mon D HH:MM:SS YYYY
-        var day: Int?, month: Int?, year: Int?, time: (Int, Int, Int)?
-        for t in tokens {
-            if t.contains(":") {
-                let p = t.split(separator: ":").compactMap { Int($0) }
-                guard p.count == 3 else { return nil }
-                time = (p[0], p[1], p[2])
-            } else if let mi = months.firstIndex(of: String(t.prefix(3))), t.count == 3 {
-                month = mi + 1
-            } else if t.count <= 4, let n = Int(t) { // years are 4DIGIT (RFC 9110 section 5.6.7)
-                if day == nil && t.count <= 2 && (month == nil || year == nil) && n >= 1 && n <= 31 && !(year == nil && time != nil) {
-                    day = n
-                } else {
-                    year = n
-                }
-            }
+    /// Parses an HTTP date in exactly one of the three forms of RFC 9110 section 5.6.7, nil for
+    /// anything else (section 5.6.7: HTTP-date is case-sensitive; section 5.3 of RFC 9111: an
+    /// invalid Expires means already expired, so leniency here would keep stale responses):
+    ///
+    ///     IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
+    ///     rfc850-date  Sunday, 06-Nov-94 08:49:37 GMT
+    ///     asctime-date Sun Nov  6 08:49:37 1994
+    ///
+    /// A two-digit rfc850 year more than 50 years after `now`'s year (epoch seconds; when nil, the
+    /// year 2000 century split at 70) is in the previous century.
+    public static func parse(_ value: String, now: Int? = nil) -> Int? {
+        var p = DateScanner(Array(value.utf8))
+        guard let (d, m, y0, hh, mm, ss) = p.imfFixdate() ?? p.rfc850() ?? p.asctime() else { return nil }
+        var y = y0
+        if y < 100 {
+            // RFC 9110 section 5.6.7: the most recent year in the past with these two digits,
+            // unless that is more than 50 years ahead.
+            let current = now.map { civil(fromDays: $0 / 86400).0 } ?? 2000
+            let century = current - current % 100
+            y += century
+            if y > current + 50 { y -= 100 }
+            if now == nil && y0 >= 70 { y = 1900 + y0 }
         }
-        guard let d = day, let m = month, var y = year, let (hh, mm, ss) = time,
-              hh < 24, mm < 60, ss <= 60 else { return nil }
-        if y < 100 { y += y < 70 ? 2000 : 1900 } // RFC 9110 section 5.6.7: two-digit years, 50-year rule approximated
+        guard (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y), hh < 24, mm < 60, ss <= 60 else { return nil }
         let t = days(fromCivil: y, m, d) * 86400 + hh * 3600 + mm * 60 + ss
         // A leap second (:60) is the next second, as timegm has it; on 31 Dec 9999 that is a year
         // 10000 no HTTP date can name, so it is refused (found by the FuzzHeaders harness).
         return t < HTTPDate.endOfYear9999 ? t : nil
+    }
+
+    static func daysIn(month m: Int, year y: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// 10000-01-01T00:00:00Z: dates have four-digit years.

@@ -39,6 +39,11 @@ public struct HTTPHeaders: Equatable, Sendable, Sequence {
     }
 
     /// All values of `name` joined with ", " (RFC 9110 section 5.3), nil when absent.
+    /// Every value of the field `name`, one per line, in order.
+    public func values(_ name: String) -> [String] {
+        fields.compactMap { $0.name.caseInsensitiveEquals(name) ? $0.value : nil }
+    }
+
     public func combined(_ name: String) -> String? {
         let v = fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
         return v.isEmpty ? nil : v.joined(separator: ", ")

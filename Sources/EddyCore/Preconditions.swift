@@ -16,20 +16,20 @@ public enum Preconditions {
         guard h["If-Match"] != nil || h["If-Unmodified-Since"] != nil || h["If-None-Match"] != nil
                 || h["If-Modified-Since"] != nil else { return .proceed }
         let current = etag.flatMap(EntityTag.parse)
-        let lm = lastModified.flatMap(HTTPDate.parse)
+        let lm = lastModified.flatMap({ HTTPDate.parse($0) })
         if let im = h["If-Match"] {
             // Strong comparison; "*" matches any current representation (section 13.1.1).
             if let tags = EntityTag.parseList(im) {
                 guard let c = current, tags.contains(where: { $0.strongMatches(c) }) else { return .preconditionFailed }
             }
-        } else if let ius = h["If-Unmodified-Since"].flatMap(HTTPDate.parse) {
+        } else if let ius = h["If-Unmodified-Since"].flatMap({ HTTPDate.parse($0) }) {
             guard let lm, lm <= ius else { return .preconditionFailed }
         }
         if let inm = h["If-None-Match"] {
             // Weak comparison (section 13.1.2); for GET/HEAD a match means 304.
             guard let tags = EntityTag.parseList(inm) else { return .notModified }
             if let c = current, tags.contains(where: { $0.weakMatches(c) }) { return .notModified }
-        } else if let ims = h["If-Modified-Since"].flatMap(HTTPDate.parse), let lm, lm <= ims {
+        } else if let ims = h["If-Modified-Since"].flatMap({ HTTPDate.parse($0) }), let lm, lm <= ims {
             return .notModified
         }
         return .proceed
@@ -43,7 +43,7 @@ public enum Preconditions {
             guard let want = EntityTag.parse(String(ir)), let have = etag.flatMap(EntityTag.parse) else { return false }
             return want.strongMatches(have)
         }
-        guard let d = HTTPDate.parse(String(ir)), let lm = lastModified.flatMap(HTTPDate.parse) else { return false }
+        guard let d = HTTPDate.parse(String(ir)), let lm = lastModified.flatMap({ HTTPDate.parse($0) }) else { return false }
         return d == lm
     }
 }

@@ -14,10 +14,12 @@ public enum StoragePolicy {
         "proxy-authenticate", "proxy-authorization", "via", "cache-status", "alt-svc",
     ]
 
-    /// Why a response is not stored, or nil when it may be.
-    public static func refusal(status: Int, headers: HTTPHeaders) -> String? {
+    /// Why a response is not stored, or nil when it may be. The directives are those of the
+    /// first of the `targeted` fields present, else Cache-Control (RFC 9213).
+    public static func refusal(status: Int, headers: HTTPHeaders,
+                               targeted: [String] = FreshnessPolicy().targetedFields) -> String? {
         guard status == 200 || status == 206 else { return "status \(status)" }
-        let cc = CacheControl.parse(headers.combined("Cache-Control"))
+        let cc = CacheControl.effective(headers, targeted: targeted)
         if cc.noStore { return "no-store" }
         if cc.isPrivate { return "private" }
         if headers["Set-Cookie"] != nil && !cc.isPublic { return "set-cookie" }
@@ -30,10 +32,39 @@ public enum StoragePolicy {
         return nil
     }
 
-    /// The headers of `headers` that are replayed from the cache.
+    /// The headers of `headers` that are replayed from the cache: not hop-by-hop, not computed
+    /// by eddy, and not named in `Connection` (RFC 9110 section 7.6.1).
     public static func replayed(_ headers: HTTPHeaders) -> HTTPHeaders {
         var out = HTTPHeaders()
-        for (n, v) in headers where !notReplayed.contains(n.lowercased()) { out.add(n, v) }
+        let named = connectionOptions(headers)
+        for (n, v) in headers {
+            let lower = n.lowercased()
+            if !notReplayed.contains(lower) && !named.contains(lower) { out.add(n, v) }
+        }
+        return out
+    }
+
+    /// The end-to-end fields of a message to forward to the next hop: all but the hop-by-hop
+    /// ones (`hopByHop`) and those its `Connection` field names (RFC 9110 section 7.6.1).
+    public static func forwarded(_ headers: HTTPHeaders, dropping extra: Set<String> = []) -> HTTPHeaders {
+        var out = HTTPHeaders()
+        let named = connectionOptions(headers)
+        for (n, v) in headers {
+            let lower = n.lowercased()
+            if !hopByHop.contains(lower) && !named.contains(lower) && !extra.contains(lower) { out.add(n, v) }
+        }
+        return out
+    }
+
+    /// The field names listed in `Connection` (lowercased): hop-by-hop for this message.
+    public static func connectionOptions(_ headers: HTTPHeaders) -> Set<String> {
+        var out = Set<String>()
+        for v in headers.values("Connection") {
+            for token in v.split(separator: ",") {
+                let t = token.trimmingOWS().lowercased()
+                if !t.isEmpty { out.insert(t) }
+            }
+        }
         return out
     }
 }

@@ -198,6 +198,22 @@ public final class UpstreamTransfer {
         return !internalAddress
     }
 
+    /// Set when the head named a transfer coding eddy can not decode.
+    private var unsupportedCoding: String?
+
+    /// The first transfer coding other than a final `chunked` in a response head, if any.
+    static func unsupportedCoding(_ head: HTTPHeaders) -> String? {
+        var codings: [String] = []
+        for v in head.values("Transfer-Encoding") {
+            for c in v.split(separator: ",") {
+                let t = c.trimmingOWS().lowercased()
+                if !t.isEmpty { codings.append(t) }
+            }
+        }
+        if codings.isEmpty || codings == ["chunked"] { return nil }
+        return codings.first { $0 != "chunked" } ?? "chunked"
+    }
+
     private func headerLine(_ raw: UnsafeRawBufferPointer) -> Bool {
         if cancelled { return false }
         // Trim CR LF on bytes: in Swift "\r\n" is one Character, so hasSuffix("\n") misses it.
@@ -215,6 +231,13 @@ public final class UpstreamTransfer {
             // End of one head; 1xx heads (103 Early Hints, 100 Continue) are followed by the real one.
             if pendingStatus >= 200 && !headDelivered {
                 headDelivered = true
+                if let bad = UpstreamTransfer.unsupportedCoding(pendingHead) {
+                    // curl decodes only chunked: any other transfer coding would reach the cache and
+                    // the client as the coded bytes. Refused before any head goes out (RFC 9112
+                    // section 6.1: a recipient that does not understand a coding answers 501/502).
+                    unsupportedCoding = bad
+                    return false
+                }
                 return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
             }
             return true
@@ -244,6 +267,7 @@ public final class UpstreamTransfer {
         onData = nil
         if code == CURLE_OK { done(nil); return }
         if let refusal { done(.refused(refusal)); return }
+        if let unsupportedCoding { done(.transfer("unsupported transfer coding '\(unsupportedCoding)'")); return }
         let message = String(cString: curl_easy_strerror(code))
         if blockedAddress { done(.internalAddress); return }
         switch code {

@@ -32,6 +32,17 @@ public enum ConfigFile {
             // YAML reads an unquoted `off` as false.
             case "access_log": c.accessLog = (value as? Bool) == false ? "off" : try string(value, key)
             case "default_ttl": c.defaultTTL = try int(value, key)
+            case "forwarded_headers":
+                guard let b = value as? Bool else { throw ConfigError(description: "forwarded_headers: expected true or false") }
+                c.forwardedHeaders = b
+            case "trusted_proxies":
+                guard let list = value as? [String] else { throw ConfigError(description: "trusted_proxies: expected a list of addresses") }
+                c.trustedProxies = list
+            case "heuristic_max": c.freshness.heuristicMax = try int(value, key)
+            case "negative_ttl": c.freshness.negativeLifetime = try int(value, key)
+            case "serve_stale_on_error": c.freshness.serveStaleOnError = try int(value, key)
+            case "targeted_cache_control":
+                c.freshness.targetedFields = [try string(value, key), "CDN-Cache-Control"]
             case "admin": c.admin = try parseListen(string(value, key))
             case "log_level": c.logLevel = try string(value, key)
             case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)

@@ -61,14 +61,17 @@ public final class Proxy {
         upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: config.upstreamTimeouts.stall)
+        coordinators.targetedFields = config.freshness.targetedFields
         playlists = Playlists(cache: store, coordinators: coordinators, resolver: resolver, metrics: metrics, logger: logger,
                               loop: loop, prefetchSegments: config.prefetchSegments)
         playlists.cacheAvailable = store.isAvailable
         store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
         services = ExchangeServices(
             loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
-            metrics: metrics, logger: logger, resolver: resolver, name: config.name, defaultTTL: config.defaultTTL,
+            metrics: metrics, logger: logger, resolver: resolver, name: config.name, freshness: config.freshness,
             finished: { [unowned self] in exchangeFinished(request: $0, cacheStatus: $1, fromCache: $2, fromOrigin: $3, startedAt: $4) })
+        services.forwardClientAddress = config.forwardedHeaders
+        services.trustedProxies = Set(config.trustedProxies)
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
         server.handler = { [unowned self] in handle($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }

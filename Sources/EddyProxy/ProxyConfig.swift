@@ -12,9 +12,20 @@ public struct ProxyConfig: Sendable {
     public var allowHosts: [HostPattern] = []
     /// File for the access log; "-" or nil means stderr, "off" disables it.
     public var accessLog: String? = "-"
-    /// Freshness lifetime for responses without explicit expiration (RFC 9111 section 4.2.2), seconds.
-    public var defaultTTL = 3600
+    /// Freshness choices RFC 9111 leaves to the cache: default and heuristic lifetimes, negative
+    /// caching, serving stale on errors, targeted fields (see `FreshnessPolicy`).
+    public var freshness = FreshnessPolicy()
+    /// Lifetime of responses with neither explicit freshness nor Last-Modified, seconds (0: none;
+    /// a deliberate override when set).
+    public var defaultTTL: Int {
+        get { freshness.defaultLifetime }
+        set { freshness.defaultLifetime = newValue }
+    }
     public var limits = HTTPServerLimits()
+    /// Send X-Forwarded-For and Forwarded (RFC 7239) upstream.
+    public var forwardedHeaders = true
+    /// Peer addresses whose incoming X-Forwarded-For and Forwarded are extended, not replaced.
+    public var trustedProxies: [String] = []
     public var upstreamTimeouts = UpstreamTransfer.Timeouts()
     /// Connections per origin host.
     public var maxUpstreamPerHost = 16

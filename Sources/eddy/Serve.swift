@@ -40,7 +40,7 @@ extension Eddy {
         @Option(name: .long, help: "Access log file; '-' is stderr, 'off' disables. (default: -)")
         var accessLog: String?
 
-        @Option(name: .long, help: "Freshness lifetime in seconds for responses without Cache-Control or Expires. (default: 3600)")
+        @Option(name: .long, help: "Freshness lifetime in seconds for responses with no Cache-Control, Expires or Last-Modified; a deliberate override of RFC 9111's heuristic. (default: 0)")
         var defaultTtl: Int?
 
         @Option(name: .long, help: "Admin listener for /metrics (Prometheus), host:port. Off unless set.")

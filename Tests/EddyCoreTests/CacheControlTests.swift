@@ -64,6 +64,7 @@ final class CacheControlTests: XCTestCase {
         let cc = CacheControl.parse("immutable, stale-while-revalidate=30, x-foo=\"bar\", max-age=5")
         var expected = CacheControl()
         expected.maxAge = 5
+        expected.staleWhileRevalidate = 30 // RFC 5861, known since
         XCTAssertEqual(cc, expected)
     }
 

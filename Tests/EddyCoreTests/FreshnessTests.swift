@@ -6,8 +6,19 @@ final class FreshnessTests: XCTestCase {
     private let date = "Sun, 06 Nov 1994 08:49:37 GMT"
     private let datePlusHour = "Sun, 06 Nov 1994 09:49:37 GMT"
 
-    private func compute(_ cc: String?, expires: String? = nil, date: String? = nil, defaultLifetime: Int = 999) -> Freshness {
-        Freshness.compute(cacheControl: CacheControl.parse(cc), expires: expires, date: date, defaultLifetime: defaultLifetime)
+    /// When the response arrived: the `date` example.
+    private let responseTime = 784_111_777
+
+    private func compute(_ cc: String?, expires: String? = nil, date: String? = nil, defaultLifetime: Int = 999,
+                         status: Int = 200, fields: [(String, String)] = []) -> Freshness {
+        var h = HTTPHeaders()
+        if let cc { h.add("Cache-Control", cc) }
+        if let expires { h.add("Expires", expires) }
+        if let date { h.add("Date", date) }
+        for (n, v) in fields { h.add(n, v) }
+        var p = FreshnessPolicy()
+        p.defaultLifetime = defaultLifetime
+        return Freshness.compute(headers: h, status: status, responseTime: responseTime, policy: p)
     }
 
     func test_compute_sMaxAge_winsOverMaxAgeAndExpires() {
@@ -40,17 +51,71 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(compute("public", expires: "garbage").lifetime, 0)
     }
 
-    func test_compute_expiresWithoutDate_isZero() {
-        XCTAssertEqual(compute(nil, expires: datePlusHour).lifetime, 0)
+    func test_compute_expiresWithoutDate_countsFromTheResponseTime() {
+        // RFC 9111 section 4.2.1: without Date, the time the message was received.
+        XCTAssertEqual(compute(nil, expires: datePlusHour).lifetime, 3600)
     }
 
-    func test_compute_expiresWithInvalidDate_isZero() {
-        XCTAssertEqual(compute(nil, expires: datePlusHour, date: "nope").lifetime, 0)
+    func test_compute_expiresWithInvalidDate_countsFromTheResponseTime() {
+        XCTAssertEqual(compute(nil, expires: datePlusHour, date: "nope").lifetime, 3600)
+    }
+
+    func test_compute_repeatedExpires_isExpired() {
+        XCTAssertEqual(compute(nil, date: date, fields: [("Expires", datePlusHour), ("Expires", datePlusHour)]).lifetime, 0)
+    }
+
+    func test_compute_invalidExpiresForms_areExpired() {
+        for e in ["Sun, 06 Nov 1994 09:49:37 AEST", "Sun, 06 Nov 94 09:49:37 GMT", "Sun 06 Nov 1994 09:49:37 GMT",
+                  "Sun,  06 Nov 1994 09:49:37 GMT", "Sun, 06-Nov-1994 09:49:37 GMT", "Sun, 06 Nov 1994 9:49:37 GMT"] {
+            XCTAssertEqual(compute(nil, expires: e, date: date).lifetime, 0, e)
+        }
     }
 
     func test_compute_nothing_isDefaultLifetime() {
-        XCTAssertEqual(compute(nil, defaultLifetime: 3600), Freshness(lifetime: 3600, requiresRevalidation: false))
+        XCTAssertEqual(compute(nil, defaultLifetime: 3600), Freshness(lifetime: 3600, requiresRevalidation: false, isHeuristic: true))
         XCTAssertEqual(compute("public", date: date, defaultLifetime: 42).lifetime, 42)
+        XCTAssertEqual(compute(nil, defaultLifetime: 0).lifetime, 0, "the default: no lifetime without information")
+    }
+
+    func test_compute_heuristic_isATenthOfTheTimeSinceLastModified_capped() {
+        let lm = ("Last-Modified", "Sun, 06 Nov 1994 07:49:37 GMT") // an hour before Date
+        XCTAssertEqual(compute(nil, date: date, fields: [lm]), Freshness(lifetime: 360, requiresRevalidation: false, isHeuristic: true))
+        let old = ("Last-Modified", "Thu, 01 Jan 1970 00:00:00 GMT")
+        XCTAssertEqual(compute(nil, date: date, fields: [old]).lifetime, 86400, "capped by heuristic_max")
+        XCTAssertEqual(compute(nil, date: date, status: 302, fields: [lm]).lifetime, 999, "302 is not heuristically cacheable")
+    }
+
+    func test_compute_negativeCaching_ofA404WithoutLifetime() {
+        XCTAssertEqual(compute(nil, date: date, status: 404).lifetime, 10)
+        XCTAssertEqual(compute("max-age=60", date: date, status: 404).lifetime, 60)
+    }
+
+    func test_compute_targetedFields_winOverCacheControl() {
+        XCTAssertEqual(compute("max-age=60", fields: [("CDN-Cache-Control", "max-age=600")]).lifetime, 600)
+        XCTAssertEqual(compute("max-age=60", fields: [("CDN-Cache-Control", "max-age=600"), ("Eddy-Cache-Control", "max-age=6")]).lifetime, 6)
+        XCTAssertFalse(compute("s-maxage=60", fields: [("CDN-Cache-Control", "max-age=600")]).requiresRevalidation,
+                       "Cache-Control is ignored when a targeted field is present")
+    }
+
+    func test_compute_staleDirectives_ofRFC5861() {
+        let f = compute("max-age=60, stale-while-revalidate=30, stale-if-error=600")
+        XCTAssertEqual(f.staleWhileRevalidate, 30)
+        XCTAssertEqual(f.staleIfError, 600)
+        XCTAssertNil(compute("max-age=60").staleIfError)
+    }
+
+    func test_initialAge_isTheLargerOfApparentAgeAndAgePlusDelay() {
+        // RFC 9111 section 4.2.3.
+        var h = HTTPHeaders()
+        h.add("Date", date)
+        h.add("Age", "100")
+        XCTAssertEqual(Freshness.initialAge(headers: h, requestTime: responseTime - 2, responseTime: responseTime), 102)
+        var skewed = HTTPHeaders()
+        skewed.add("Date", "Sun, 06 Nov 1994 08:39:37 GMT") // 600 s before the response time
+        XCTAssertEqual(Freshness.initialAge(headers: skewed, requestTime: responseTime, responseTime: responseTime), 600)
+        var bad = HTTPHeaders()
+        bad.add("Age", "-5")
+        XCTAssertEqual(Freshness.initialAge(headers: bad, requestTime: responseTime, responseTime: responseTime), 0, "invalid Age is ignored")
     }
 
     func test_compute_noCache_isZeroAndRevalidate() {
@@ -60,6 +125,7 @@ final class FreshnessTests: XCTestCase {
     func test_compute_mustOrProxyRevalidate_requiresRevalidation() {
         XCTAssertEqual(compute("max-age=5, must-revalidate"), Freshness(lifetime: 5, requiresRevalidation: true))
         XCTAssertEqual(compute("max-age=5, proxy-revalidate"), Freshness(lifetime: 5, requiresRevalidation: true))
+        XCTAssertTrue(compute("s-maxage=5").requiresRevalidation, "RFC 9111 section 5.2.2.10")
         XCTAssertTrue(compute("must-revalidate", defaultLifetime: 7).requiresRevalidation)
         XCTAssertTrue(compute("must-revalidate", expires: "0").requiresRevalidation)
     }

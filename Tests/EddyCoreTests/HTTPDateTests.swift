@@ -26,8 +26,28 @@ final class HTTPDateTests: XCTestCase {
         XCTAssertEqual(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT"), 0)
     }
 
-    func test_parse_monthAndWeekdayCase_isIgnored() {
-        XCTAssertEqual(HTTPDate.parse("sun, 06 NOV 1994 08:49:37 gmt"), example)
+    func test_parse_isCaseSensitive() {
+        // RFC 9110 section 5.6.7: HTTP-date is case-sensitive.
+        XCTAssertNil(HTTPDate.parse("sun, 06 NOV 1994 08:49:37 gmt"))
+        XCTAssertNil(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 gmt"))
+    }
+
+    /// The invalid Expires forms of the HTTP caching test suite: each is already expired (RFC 9111
+    /// section 5.3), so none may parse.
+    func test_parse_nearMisses_areInvalid() {
+        for v in ["Sun, 06 Nov 1994 08:49:37 AEST", "Sun, 06 Nov 94 08:49:37 GMT", "Sun 06 Nov 1994 08:49:37 GMT",
+                  "Sun,  06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994  08:49:37 GMT", "Sun, 06-Nov-1994 08:49:37 GMT",
+                  "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT", " Sun, 06 Nov 1994 08:49:37 GMT",
+                  "Sun, 06 Nov 1994 08:49:37 GMT ", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06 Nov 1994 08:49:37 GMT",
+                  "Sun, 30 Feb 2024 00:00:00 GMT", "Sun Nov 6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 +0000"] {
+            XCTAssertNil(HTTPDate.parse(v), v)
+        }
+    }
+
+    func test_parse_rfc850TwoDigitYear_isNeverMoreThan50YearsAhead() {
+        let now2026 = HTTPDate.parse("Sun, 22 Nov 2026 00:00:00 GMT")!
+        XCTAssertEqual(HTTPDate.parse("Monday, 01-Jan-76 00:00:00 GMT", now: now2026), HTTPDate.parse("Thu, 01 Jan 2076 00:00:00 GMT"))
+        XCTAssertEqual(HTTPDate.parse("Thursday, 01-Jan-77 00:00:00 GMT", now: now2026), HTTPDate.parse("Sat, 01 Jan 1977 00:00:00 GMT"))
     }
 
     func test_parse_leapDay_isCounted() {

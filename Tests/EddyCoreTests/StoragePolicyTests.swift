@@ -99,4 +99,17 @@ final class StoragePolicyTests: XCTestCase {
             XCTAssertFalse(StoragePolicy.hopByHop.contains(n), n)
         }
     }
+
+    func test_connectionNamedFields_areNeitherStoredNorForwarded() {
+        let h = HTTPHeaders([("Connection", "X-Secret, close"), ("X-Secret", "1"), ("X-Public", "2"), ("Keep-Alive", "5")])
+        XCTAssertEqual(StoragePolicy.replayed(h).map(\.name), ["X-Public"])
+        XCTAssertEqual(StoragePolicy.forwarded(h).map(\.name), ["X-Public"])
+    }
+
+    func test_targetedField_decidesStorage() {
+        let h = HTTPHeaders([("Cache-Control", "max-age=60"), ("CDN-Cache-Control", "no-store")])
+        XCTAssertEqual(StoragePolicy.refusal(status: 200, headers: h), "no-store")
+        let allowed = HTTPHeaders([("Cache-Control", "private"), ("CDN-Cache-Control", "max-age=60")])
+        XCTAssertNil(StoragePolicy.refusal(status: 200, headers: allowed), "RFC 9213: the targeted field replaces Cache-Control")
+    }
 }

@@ -98,6 +98,7 @@ http {{
   server {{
     listen 127.0.0.1:{self.port};
     root {self.www};
+    expires 1h;  # an explicit lifetime: eddy's default for responses without one is 0 (RFC 9111 s4.2.2)
     location /slow/ {{ alias {self.www}/; limit_rate 5m; }}
     location /nocache/ {{ alias {self.www}/; add_header Cache-Control no-store; }}
   }}

@@ -10,23 +10,39 @@ on request through query parameters (so each behaviour is also its own cache key
   ignore_range=1  answer 200 with the whole body to a Range request
   wrong_range=1   answer 206 with a Content-Range shifted by one block
   chunked=1       no Content-Length: chunked transfer coding
-  cc=VALUE        Cache-Control value
+  cc=VALUE        Cache-Control value (default max-age=3600; cc=none sends none)
   no_validators=1 send neither ETag nor Last-Modified
   trickle=N       after the head, send N body bytes once a second (trickle=1: one byte a second)
   stall=1         send the head, then no body byte at all
                   (trickle and stall end their handler when the client disconnects, and after
                   at most 600 s in any case)
 
+  h=Name:Value    add a response header (repeatable)
+  te=CODING       send Transfer-Encoding: CODING and the body as it is
+
 GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
+GET /_last?path=P returns the method, headers and body sha256 of the last request for path P.
+GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
+once) until /_set?path=P&fail= clears it.
+POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"method", "length",
+"sha256"} of the request body they read (Content-Length or chunked).
 Every request is logged to stderr with its Range and If-Range headers.
 """
-import argparse, email.utils, json, os, re, select, socket, socketserver, sys, threading, time
+import argparse, email.utils, hashlib, json, os, re, select, socket, socketserver, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
 LOCK = threading.Lock()
 STATS = {"requests": 0, "bytes": 0, "paths": {}}
 DROPS = {}
+LAST = {}
+FAIL = {}
+
+
+def cc_value(q):
+    """The Cache-Control to send: cc=VALUE, none for cc=none, else an hour's explicit lifetime."""
+    v = q.get("cc", "max-age=3600")
+    return None if v == "none" else v
 
 
 def count(path, n):
@@ -46,19 +62,70 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.do_GET(head=True)
 
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return body
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def remember(self, path, body=b""):
+        with LOCK:
+            LAST[path] = {"method": self.command, "headers": [[k, v] for k, v in self.headers.items()],
+                          "length": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+
+    def do_POST(self):
+        u = urlsplit(self.path)
+        body = self.read_body()
+        self.remember(u.path, body)
+        with LOCK:
+            STATS["requests"] += 1
+            STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
+        self.send_json({"method": self.command, "length": len(body), "sha256": hashlib.sha256(body).hexdigest()})
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_POST
+
     def do_GET(self, head=False):
         u = urlsplit(self.path)
         q = {k: v[0] for k, v in parse_qs(u.query).items()}
+        extra = [h.split(":", 1) for h in parse_qs(u.query).get("h", []) if ":" in h]
         if u.path == "/_stats":
             return self.send_json(STATS)
+        if u.path == "/_last":
+            with LOCK:
+                return self.send_json(LAST.get(q.get("path"), {}))
+        if u.path == "/_set":
+            with LOCK:
+                if q.get("fail"):
+                    FAIL[q["path"]] = q["fail"]
+                else:
+                    FAIL.pop(q.get("path"), None)
+            return self.send_json({"ok": True})
         if u.path == "/_reset":
             with LOCK:
                 STATS.update({"requests": 0, "bytes": 0, "paths": {}})
                 DROPS.clear()
             return self.send_json({"ok": True})
+        self.remember(u.path)
         with LOCK:
             STATS["requests"] += 1
             STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
+            fail = FAIL.get(u.path)
+        if fail == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if fail:
+            self.send_response(int(fail))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         fpath = os.path.join(self.root, unquote(u.path).lstrip("/"))
         if not os.path.isfile(fpath):
             self.send_response(404)
@@ -75,8 +142,10 @@ class Handler(BaseHTTPRequestHandler):
         if validators and ((inm and etag in [t.strip() for t in inm.split(",")]) or (not inm and ims == lm)):
             self.send_response(304)
             self.send_header("ETag", etag)
-            if "cc" in q:
-                self.send_header("Cache-Control", q["cc"])
+            if cc_value(q):
+                self.send_header("Cache-Control", cc_value(q))
+            for k, v in extra:
+                self.send_header(k.strip(), v.strip())
             self.end_headers()
             return
         start, end, status = 0, size - 1, 200
@@ -103,14 +172,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Last-Modified", lm)
         self.send_header("Content-Type", "application/octet-stream")
         self.send_header("Accept-Ranges", "bytes")
-        if "cc" in q:
-            self.send_header("Cache-Control", q["cc"])
+        if cc_value(q):
+            self.send_header("Cache-Control", cc_value(q))
+        for k, v in extra:
+            self.send_header(k.strip(), v.strip())
         if status == 206:
             shift = (256 << 10) if q.get("wrong_range") == "1" else 0
             self.send_header("Content-Range", "bytes %d-%d/%d" % (start + shift, end + shift, size))
         chunked = q.get("chunked") == "1"
         if chunked:
             self.send_header("Transfer-Encoding", "chunked")
+        elif "te" in q:
+            self.send_header("Transfer-Encoding", q["te"])
+            self.close_connection = True
         else:
             self.send_header("Content-Length", str(end - start + 1))
         self.end_headers()

@@ -18,6 +18,8 @@ final class Coordinators {
     let logger: Logger
     /// Seconds without a byte before an upstream transfer is abandoned.
     let stallTimeout: Int
+    /// Targeted cache-control fields obeyed instead of Cache-Control (RFC 9213).
+    var targetedFields = FreshnessPolicy().targetedFields
     /// Discovery fills by cache key: later requests for the same URL wait on them.
     var discovering: [String: FillSession] = [:]
     /// Every fill whose transfer is in flight.

@@ -6,28 +6,37 @@ import EddyLoop
 /// Freshness and stored response headers, computed by EddyCore's pure policy and cached per
 /// (version, refresh): a hit pays neither the date parsing nor the header composition.
 extension ResourceCoordinator {
-    /// Seconds of freshness left (negative when stale), RFC 9111 section 4.2.
-    func ttl(now: Int, defaultLifetime: Int) -> Int {
+    /// The stored response's freshness (RFC 9111 section 4.2) under `policy`.
+    func freshness(_ policy: FreshnessPolicy) -> Freshness {
         let r = resource
-        if let c = lifetime, c.version == r.version, c.storedAt == r.meta.storedAt {
-            return c.seconds - (now - r.meta.storedAt)
-        }
-        let h = r.meta.headers
-        let f = Freshness.compute(cacheControl: CacheControl.parse(h.combined("Cache-Control")), expires: h["Expires"],
-                                  date: h["Date"], defaultLifetime: defaultLifetime)
-        lifetime = (r.version, r.meta.storedAt, f.lifetime)
-        return f.lifetime - (now - r.meta.storedAt)
+        if let c = freshnessCache, c.version == r.version, c.storedAt == r.meta.storedAt { return c.freshness }
+        let f = Freshness.compute(headers: r.meta.headers.appending(validatorFields), responseTime: r.meta.storedAt, policy: policy)
+        freshnessCache = (r.version, r.meta.storedAt, f)
+        return f
+    }
+
+    /// Last-Modified is kept apart from the replayed headers; the heuristic needs it.
+    private var validatorFields: HTTPHeaders {
+        var h = HTTPHeaders()
+        if let lm = resource.meta.lastModified { h.add("Last-Modified", lm) }
+        return h
+    }
+
+    /// Seconds of freshness left (negative when stale). `storedAt` is when the response's age was
+    /// 0 (see `ValidationStateMachine.headArrived`), so its current age is `now - storedAt`.
+    func ttl(now: Int, policy: FreshnessPolicy) -> Int {
+        freshness(policy).lifetime - (now - resource.meta.storedAt)
     }
 
     /// Fresh by RFC 9111 section 4.2 and, for a live playlist, by the live-playlist rule
     /// (`Freshness.livePlaylistAllows`). `monotonicNow` is on the clock of `playlistFetchedAt`.
-    func isFresh(now: Int, monotonicNow: Double, defaultLifetime: Int) -> Bool {
+    func isFresh(now: Int, monotonicNow: Double, policy: FreshnessPolicy) -> Bool {
         var target: Double?
         if case let .live(t)? = hlsKind { target = t }
         guard Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: playlistFetchedAt, now: monotonicNow) else {
             return false
         }
-        return ttl(now: now, defaultLifetime: defaultLifetime) > 0
+        return ttl(now: now, policy: policy) > 0
     }
 
     /// The stored response's fields (see `StoredResponseHeaders`), built once per version and

@@ -20,8 +20,8 @@ final class ResourceCoordinator {
     private var tickets: [Int: Ticket] = [:]
     /// A conditional request in flight for this resource; others wait for its answer.
     var revalidation: FillSession?
-    /// Freshness lifetime for (version, storedAt), cached: parsing dates on every hit is measurable.
-    var lifetime: (version: Int, storedAt: Int, seconds: Int)?
+    /// Freshness for (version, storedAt), cached: parsing dates on every hit is measurable.
+    var freshnessCache: (version: Int, storedAt: Int, freshness: Freshness)?
     /// Response headers for (version, storedAt), without Age.
     var headerCache: (version: Int, storedAt: Int, headers: HeaderBlock)?
     /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.

@@ -31,6 +31,8 @@ final class CacheExchange {
     var bytesServed = 0
     var bytesAtStart = ByteRangeSet()
     var countedCoalesce = false
+    /// Set when a stale copy is served under stale-while-revalidate (see `revalidateInBackground`).
+    var revalidateWhenDone = false
     /// The end of the piece being sent, for an uncached tail (see `streamDirect`).
     var pieceEnd = Int.max
     /// A pass-through response this one turned into (the origin's answer was not for storing).
@@ -58,7 +60,9 @@ final class CacheExchange {
     // MARK: - resolving
 
     var coordinators: Coordinators { services.coordinators }
-    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"]) }
+    /// What fills this response starts send upstream: the client's end-to-end fields and chain.
+    lazy var fetchContext = FetchContext(url: url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
+                                         headers: services.upstreamFields(for: request, fill: true))
 
     /// Takes a playback ticket on `r`, which holds it until the response ends.
     func hold(_ r: CachedResource) {
@@ -79,10 +83,16 @@ final class CacheExchange {
         let c = stored.map { coordinators.of($0) }
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: stored.map { services.isFresh($0, now: now) } ?? false,
                                                    revalidating: c?.revalidation != nil,
-                                                   discovering: coordinators.discovering[key] != nil)
+                                                   discovering: coordinators.discovering[key] != nil,
+                                                   staleWhileRevalidate: stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false)
         machine.lookedUp(lookup)
         switch lookup {
         case .hit:
+            resourceReady()
+        case .serveStaleWhileRevalidating:
+            // The background request goes out when this response ends: a new version found
+            // meanwhile would cut off the stale copy mid-body.
+            revalidateWhenDone = true
             resourceReady()
         case .joinRevalidation:
             coalesce(on: c?.revalidation)
@@ -99,6 +109,18 @@ final class CacheExchange {
             coordinators.discovering[key] = fill
             start(fill)
         }
+    }
+
+    /// One background revalidation of the stored resource (RFC 5861 section 3), unless one is in
+    /// flight: nobody waits for its head, and its answer refreshes or replaces the stored copy.
+    func revalidateInBackground() {
+        guard let r = resource else { return }
+        let c = coordinators.of(r)
+        guard c.revalidation == nil, services.cache.lookup(key, now: services.loop.wallClock()) === r else { return }
+        services.metrics.revalidations += 1
+        let fill = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
+        c.revalidation = fill
+        fill.begin()
     }
 
     /// Waits for the head of a fill another response started.
@@ -154,7 +176,7 @@ final class CacheExchange {
     /// Called when the fill this request waited on could not produce a head.
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
-        let staleServable = resource.map { $0.meta.length != nil && !services.requiresRevalidation($0) } ?? false
+        let staleServable = resource.map { services.mayServeStaleOnError($0, now: services.loop.wallClock()) } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the
         // stored bytes still current, go on as any response does, with the usual resume policy.
         let current = resource.map { services.cache.lookup(key, now: services.loop.wallClock()) === $0 } ?? false
@@ -218,6 +240,7 @@ final class CacheExchange {
         request.onClose = nil
         let fromCache = allFromCache ? bytesServed : bytesAtStart.isEmpty ? 0 : servedFromCache()
         services.finished(request, cacheStatus, fromCache, Swift.max(0, bytesServed - fromCache), startedAt)
+        if revalidateWhenDone { revalidateInBackground() }
         releaseResource()
     }
 

@@ -46,12 +46,8 @@ final class DirectExchange {
             _ = forwardHead(head)
             return
         }
-        // End-to-end request fields that shape this one response travel on.
-        var passed = HTTPHeaders()
-        for name in ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
-                     "Authorization", "Cookie", "Accept", "Accept-Language", "Referer"] {
-            if let v = request.headers[name] { passed.set(name, v) }
-        }
+        // Every end-to-end request field travels on (RFC 9110 section 7.6.1), with the client chain.
+        let passed = services.upstreamFields(for: request, fill: false)
         let req = services.upstream.request(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
                                         userAgent: request.headers["User-Agent"], passing: passed)
         let t = services.upstream.transfer(for: req)
@@ -82,8 +78,7 @@ final class DirectExchange {
     }
 
     private func forwardHead(_ head: UpstreamHead) -> Bool {
-        var h = HTTPHeaders()
-        for (n, v) in head.headers where !StoragePolicy.hopByHop.contains(n.lowercased()) { h.add(n, v) }
+        var h = StoragePolicy.forwarded(head.headers)
         h.set("Via", services.upstream.via(appendingTo: head.headers.combined("Via")))
         var st = status
         st.forwardStatus = head.status

@@ -18,13 +18,17 @@ final class ExchangeServices {
     let resolver: TargetResolver
     /// The cache's name in `Cache-Status` (RFC 9211).
     let name: String
-    /// Freshness lifetime of responses without explicit freshness (seconds).
-    let defaultTTL: Int
+    /// Freshness choices left to the cache (default and heuristic lifetimes, stale on error).
+    let freshness: FreshnessPolicy
+    /// Whether X-Forwarded-For and Forwarded are sent upstream.
+    var forwardClientAddress = true
+    /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
+    var trustedProxies = Set<String>()
     /// Records a finished response (metrics and the access log).
     let finished: (_ request: ServerRequest, _ status: CacheStatus, _ fromCache: Int, _ fromOrigin: Int, _ startedAt: Double) -> Void
 
     init(loop: EventLoop, cache: any Cache, coordinators: Coordinators, upstream: UpstreamClient, playlists: Playlists,
-         memory: MemoryTier, metrics: Metrics, logger: Logger, resolver: TargetResolver, name: String, defaultTTL: Int,
+         memory: MemoryTier, metrics: Metrics, logger: Logger, resolver: TargetResolver, name: String, freshness: FreshnessPolicy,
          finished: @escaping (ServerRequest, CacheStatus, Int, Int, Double) -> Void) {
         self.loop = loop
         self.cache = cache
@@ -36,24 +40,49 @@ final class ExchangeServices {
         self.logger = logger
         self.resolver = resolver
         self.name = name
-        self.defaultTTL = defaultTTL
+        self.freshness = freshness
         self.finished = finished
+    }
+
+    /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
+    /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
+    func upstreamFields(for request: ServerRequest, fill: Bool) -> HTTPHeaders {
+        var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
+        guard forwardClientAddress, request.peer != "-" else { return h }
+        let trusted = trustedProxies.contains(request.peer)
+        h.set("X-Forwarded-For", RequestForwarding.xForwardedFor(incoming: request.headers.combined("X-Forwarded-For"),
+                                                                  peer: request.peer, peerTrusted: trusted))
+        h.set("Forwarded", RequestForwarding.forwarded(incoming: request.headers.combined("Forwarded"), peer: request.peer,
+                                                       proto: "http", peerTrusted: trusted))
+        return h
     }
 
     // MARK: - stored responses
 
     /// Freshness (RFC 9111 section 4.2), with the live-playlist rule (see `ResourceCoordinator.isFresh`).
     func isFresh(_ r: CachedResource, now: Int) -> Bool {
-        coordinators.of(r).isFresh(now: now, monotonicNow: EventLoop.monotonic(), defaultLifetime: defaultTTL)
+        coordinators.of(r).isFresh(now: now, monotonicNow: EventLoop.monotonic(), policy: freshness)
     }
 
     /// Seconds of freshness left (negative when stale).
-    func ttl(_ r: CachedResource, now: Int) -> Int { coordinators.of(r).ttl(now: now, defaultLifetime: defaultTTL) }
+    func ttl(_ r: CachedResource, now: Int) -> Int { coordinators.of(r).ttl(now: now, policy: freshness) }
 
-    /// True when a stale copy must not be served without the origin's word (RFC 9111 section 4.2.4).
-    func requiresRevalidation(_ r: CachedResource) -> Bool {
-        let cc = CacheControl.parse(r.meta.headers.combined("Cache-Control"))
-        return cc.noCache || cc.mustRevalidate || cc.proxyRevalidate
+    /// True when a stale copy may be served at once while one background request revalidates it:
+    /// within the response's stale-while-revalidate window (RFC 5861 section 3), and the response
+    /// does not require revalidation.
+    func mayServeWhileRevalidating(_ r: CachedResource, now: Int) -> Bool {
+        let f = coordinators.of(r).freshness(freshness)
+        let staleness = -ttl(r, now: now)
+        return staleness >= 0 && staleness < f.staleWhileRevalidate && !f.requiresRevalidation && r.meta.length != nil
+    }
+
+    /// True when the stored copy may replace an error (origin unreachable, 5xx, timeout): it does
+    /// not require revalidation (RFC 9111 section 4.2.4) and is within its stale-if-error window
+    /// (RFC 5861 section 4), or `serve_stale_on_error` when it names none.
+    func mayServeStaleOnError(_ r: CachedResource, now: Int) -> Bool {
+        let f = coordinators.of(r).freshness(freshness)
+        guard r.meta.length != nil, !f.requiresRevalidation else { return false }
+        return -ttl(r, now: now) <= (f.staleIfError ?? freshness.serveStaleOnError)
     }
 
     /// Response headers for a stored resource (before Age and range-specific fields).

@@ -32,6 +32,9 @@ struct ExchangeStateMachine {
     mutating func lookedUp(_ lookup: ValidationStateMachine.Lookup) {
         switch lookup {
         case .hit: cacheStatus.forward = nil
+        case .serveStaleWhileRevalidating:
+            cacheStatus.forward = nil
+            cacheStatus.detail = "stale-while-revalidate"
         case .joinRevalidation, .revalidate: cacheStatus.forward = .stale
         case .joinDiscovery: cacheStatus.forward = .miss
         case .discover: cacheStatus.forward = .uriMiss

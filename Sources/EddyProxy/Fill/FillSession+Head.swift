@@ -10,7 +10,8 @@ extension FillSession {
         self.head = head
         let now = coordinators.loop.wallClock()
         if let r = resource { validation.stored = r.meta }
-        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now) {
+        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
+                                         requestedAt: requestedAt) {
         case let .passThrough(why):
             refusal = why
             machine.fail("not storable: \(why)")

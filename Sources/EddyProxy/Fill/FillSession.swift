@@ -56,6 +56,8 @@ final class FillSession {
     var refusal: String?
     /// When the request went out: the origin's answer describes the resource as of then or later.
     var startedAt = 0.0
+    /// The same on the wall clock (epoch seconds), for the response's age (RFC 9111 section 4.2.3).
+    var requestedAt = 0
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     var isPrefetch = false
     /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
@@ -74,6 +76,7 @@ final class FillSession {
         self.resource = resource
         self.asked = asked
         validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta)
+        validation.targeted = coordinators.targetedFields
         self.version = resource?.version ?? 0
         switch asked {
         case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
@@ -89,7 +92,7 @@ final class FillSession {
         }
         let upstream = coordinators.upstream
         let t = upstream.transfer(for: upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
-                                                        range: asked, condition: condition))
+                                                        range: asked, condition: condition, passing: fetch.headers))
         transfer = t
         // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
         // when the transfer completes or is cancelled (it drops its callbacks then).
@@ -101,6 +104,7 @@ final class FillSession {
     func begin() {
         coordinators.liveFills[id] = self
         startedAt = EventLoop.monotonic()
+        requestedAt = coordinators.loop.wallClock()
         coordinators.metrics.upstreamFetches += 1
         transfer?.start()
     }

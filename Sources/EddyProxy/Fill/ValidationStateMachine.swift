@@ -15,6 +15,9 @@ struct ValidationStateMachine {
         case joinRevalidation
         /// Ask the origin about the stored (stale) resource.
         case revalidate
+        /// Serve the stale stored copy now; one request revalidates it in the background
+        /// (stale-while-revalidate, RFC 5861 section 3).
+        case serveStaleWhileRevalidating
         /// Wait for the discovery of this URL in flight.
         case joinDiscovery
         /// Ask the origin for an unknown URL.
@@ -24,10 +27,13 @@ struct ValidationStateMachine {
     /// The first step for a request: a revalidation in flight answers for everyone (RFC 9111
     /// section 4 lets a cache collapse requests), a fresh copy is served, a stale one is
     /// revalidated; an unknown URL is discovered once however many ask.
-    static func lookup(stored: Bool, fresh: Bool, revalidating: Bool, discovering: Bool) -> Lookup {
+    /// `staleWhileRevalidate` when a stale copy is within its stale-while-revalidate window.
+    static func lookup(stored: Bool, fresh: Bool, revalidating: Bool, discovering: Bool,
+                       staleWhileRevalidate: Bool = false) -> Lookup {
         if stored {
-            if revalidating { return .joinRevalidation }
-            return fresh ? .hit : .revalidate
+            if revalidating { return staleWhileRevalidate && !fresh ? .serveStaleWhileRevalidating : .joinRevalidation }
+            if fresh { return .hit }
+            return staleWhileRevalidate ? .serveStaleWhileRevalidating : .revalidate
         }
         return discovering ? .joinDiscovery : .discover
     }
@@ -76,13 +82,19 @@ struct ValidationStateMachine {
         self.stored = stored
     }
 
+    /// Targeted cache-control fields obeyed instead of Cache-Control (RFC 9213).
+    var targeted = FreshnessPolicy().targetedFields
+
     /// The origin's head: `status`, `headers`, and the body's Content-Length if any. `now` is the
-    /// wall clock (epoch seconds) for `storedAt`.
-    mutating func headArrived(status: Int, headers: HTTPHeaders, contentLength: Int?, now: Int) -> Action {
+    /// wall clock (epoch seconds) when it arrived, `requestedAt` when the request went out.
+    /// `storedAt` in the metadata is when the response's age was 0: `now` less its initial age
+    /// (RFC 9111 section 4.2.3), so that `now - storedAt` is its current age from then on.
+    mutating func headArrived(status: Int, headers: HTTPHeaders, contentLength: Int?, now: Int, requestedAt: Int? = nil) -> Action {
         guard !decided else { return .fail(reason: "a second head") }
         decided = true
+        let now = now - Freshness.initialAge(headers: headers, requestTime: requestedAt ?? now, responseTime: now)
         if kind == .discovery {
-            if let why = StoragePolicy.refusal(status: status, headers: headers) { return .passThrough(refusal: why) }
+            if let why = StoragePolicy.refusal(status: status, headers: headers, targeted: targeted) { return .passThrough(refusal: why) }
             return body(status: status, headers: headers, contentLength: contentLength).map {
                 .store(meta: meta(headers, length: $0.length, now: now), body: $0)
             } ?? failure
@@ -98,7 +110,7 @@ struct ValidationStateMachine {
             m.storedAt = now
             return .refresh(meta: m)
         }
-        if let why = StoragePolicy.refusal(status: status, headers: headers) {
+        if let why = StoragePolicy.refusal(status: status, headers: headers, targeted: targeted) {
             // The stored copy can not be refreshed; gone or forbidden means forget it.
             let reason = "origin answered \(status) (\(why))"
             if status == 404 || status == 410 || why == "no-store" || why == "private" { return .drop(reason: reason) }

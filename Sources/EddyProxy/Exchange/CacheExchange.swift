@@ -204,7 +204,6 @@ final class CacheExchange {
 
     func finishWhole(status: Int, headers: HTTPHeaders, body: [UInt8] = []) {
         var h = headers
-        machine.answeredWhole()
         h.set("Cache-Status", cacheStatus.description)
         if !body.isEmpty { h.set("Content-Type", "text/plain; charset=utf-8") }
         request.send(status: status, headers: h, body: body)

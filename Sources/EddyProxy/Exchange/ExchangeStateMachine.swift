@@ -56,9 +56,10 @@ struct ExchangeStateMachine {
         state = .resolving
     }
 
-    /// The head is about to go out; `covered` when every byte asked for is stored.
+    /// The head is about to go out; `covered` when every byte asked for is stored. A response the
+    /// origin was asked to validate stays `fwd=stale` (RFC 9211 section 2.2), a new URL `uri-miss`.
     mutating func headPlanned(covered: Bool) {
-        if covered && cacheStatus.forward != .uriMiss {
+        if covered && cacheStatus.forward != .uriMiss && cacheStatus.forward != .stale {
             cacheStatus.forward = nil // every byte asked for is on disk: a hit
         } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
             cacheStatus.forward = cacheStatus.forward ?? .partial
@@ -69,8 +70,6 @@ struct ExchangeStateMachine {
     /// A 416: nothing was fetched for it, unless the URL was new.
     mutating func rangeNotSatisfiable() { cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil }
 
-    /// A whole answer from the stored response (304, 412, 416): a revalidated copy counts as a hit.
-    mutating func answeredWhole() { if cacheStatus.forward == .stale { cacheStatus.forward = nil } }
 
     /// A playlist waits for missing bytes.
     mutating func playlistIncomplete() { if cacheStatus.forward == nil { cacheStatus.forward = .partial } }

@@ -1,0 +1,200 @@
+"""HTTP semantics through eddy, one behaviour each, against the project's fault origin setting the
+headers each test needs: RFC 9111 freshness and Age, RFC 9213 targeted fields, RFC 5861 stale
+directives, header forwarding (RFC 9110 section 7.6.1), transfer codings. Every test uses its own
+file, so the origin's per-path request counts are its own."""
+import json, os, time, urllib.parse
+from conftest import Eddy, request, sha
+
+
+def put(fo, name, size=5000, seed=7, age_days=None):
+    data = bytes((i * seed + 11) % 251 for i in range(size))
+    path = os.path.join(fo.www, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    if age_days is not None:
+        t = time.time() - age_days * 86400
+        os.utime(path, (t, t))
+    return data
+
+
+def url(name, *pairs):
+    """/f/<name>?... with the fault origin's parameters (h= may repeat)."""
+    return "/f/%s?%s" % (name, urllib.parse.urlencode(pairs)) if pairs else "/f/" + name
+
+
+def origin_requests(fo, name):
+    return fo.stats()["paths"].get("/" + name, {}).get("requests", 0)
+
+
+def last_request(fo, name):
+    return json.loads(request(fo.port, "/_last?path=/" + name).body)
+
+
+def fail(fo, name, how):
+    request(fo.port, "/_set?" + urllib.parse.urlencode({"path": "/" + name, "fail": how}))
+
+
+def test_age_grows_from_the_upstream_value(eddy, origins):
+    _, fo, _ = origins
+    data = put(fo, "age1.bin")
+    u = url("age1.bin", ("cc", "max-age=3600"), ("h", "Age: 100"))
+    r = eddy.get(u)
+    assert r.status == 200 and sha(r.body) == sha(data)
+    assert 100 <= int(r.h("Age")) <= 102, r.h("Age")
+    time.sleep(2.1)
+    r = eddy.get(u)
+    assert "hit" in r.h("Cache-Status") and 102 <= int(r.h("Age")) <= 104, (r.h("Age"), r.h("Cache-Status"))
+    assert origin_requests(fo, "age1.bin") == 1
+
+
+def test_an_upstream_age_beyond_max_age_is_stale_at_once(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "age2.bin")
+    u = url("age2.bin", ("cc", "max-age=3600"), ("h", "Age: 7200"))
+    assert eddy.get(u).status == 200
+    r = eddy.get(u)
+    assert r.status == 200 and "fwd=stale" in r.h("Cache-Status"), r.h("Cache-Status")
+    assert origin_requests(fo, "age2.bin") == 2
+
+
+def test_invalid_expires_forms_are_already_expired(eddy, origins):
+    _, fo, _ = origins
+    future = time.strftime("%a, %d %b %Y %H:%M:%S", time.gmtime(time.time() + 3600))
+    forms = [future + " AEST", time.strftime("%a, %d %b %y %H:%M:%S GMT", time.gmtime(time.time() + 3600)),
+             future.replace(",", "") + " GMT", future.replace(", ", ",  ") + " GMT",
+             time.strftime("%a, %d-%b-%Y %H:%M:%S GMT", time.gmtime(time.time() + 3600)),
+             future.replace(" 0", " ", 1) + " GMT" if " 0" in future else future + "  GMT"]
+    for i, form in enumerate(forms):
+        name = "exp%d.bin" % i
+        put(fo, name)
+        u = url(name, ("cc", "none"), ("h", "Expires: " + form))
+        assert eddy.get(u).status == 200 and eddy.get(u).status == 200
+        assert origin_requests(fo, name) == 2, (form, "an invalid Expires must not make the response fresh")
+    put(fo, "expok.bin")
+    u = url("expok.bin", ("cc", "none"), ("h", "Expires: " + future + " GMT"))
+    assert eddy.get(u).status == 200 and eddy.get(u).status == 200
+    assert origin_requests(fo, "expok.bin") == 1, "a valid future Expires is fresh"
+    put(fo, "exptwo.bin")
+    u = url("exptwo.bin", ("cc", "none"), ("h", "Expires: " + future + " GMT"), ("h", "Expires: " + future + " GMT"))
+    assert eddy.get(u).status == 200 and eddy.get(u).status == 200
+    assert origin_requests(fo, "exptwo.bin") == 2, "two Expires lines are invalid"
+
+
+def test_s_maxage_is_never_served_stale_but_max_age_is(eddy, origins):
+    _, fo, _ = origins
+    data = put(fo, "smax.bin")
+    put(fo, "plainmax.bin")
+    strict, lax = url("smax.bin", ("cc", "s-maxage=1")), url("plainmax.bin", ("cc", "max-age=1"))
+    assert eddy.get(strict).status == 200 and eddy.get(lax).status == 200
+    time.sleep(2.2)
+    fail(fo, "smax.bin", "drop")
+    fail(fo, "plainmax.bin", "drop")
+    try:
+        assert eddy.get(strict).status in (502, 504), "s-maxage implies proxy-revalidate (RFC 9111 s5.2.2.10)"
+        r = eddy.get(lax)
+        assert r.status == 200 and sha(r.body) == sha(data) and "stale" in r.h("Cache-Status")
+    finally:
+        fail(fo, "smax.bin", "")
+        fail(fo, "plainmax.bin", "")
+
+
+def test_cdn_cache_control_wins_over_cache_control(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "cdn1.bin")
+    put(fo, "cdn2.bin")
+    no_store = url("cdn1.bin", ("cc", "max-age=3600"), ("h", "CDN-Cache-Control: no-store"))
+    fresh = url("cdn2.bin", ("cc", "no-cache"), ("h", "CDN-Cache-Control: max-age=3600"))
+    for u in (no_store, fresh):
+        assert eddy.get(u).status == 200 and eddy.get(u).status == 200
+    assert origin_requests(fo, "cdn1.bin") == 2, "CDN-Cache-Control: no-store is not stored"
+    assert origin_requests(fo, "cdn2.bin") == 1, "CDN-Cache-Control: max-age makes it fresh despite no-cache"
+    r = eddy.get(fresh)
+    assert "hit" in r.h("Cache-Status")
+
+
+def test_stale_while_revalidate_serves_at_once_and_refreshes_once(eddy, origins):
+    _, fo, _ = origins
+    data = put(fo, "swr.bin")
+    u = url("swr.bin", ("cc", "max-age=2, stale-while-revalidate=60"))
+    assert eddy.get(u).status == 200
+    time.sleep(3.2)
+    r = eddy.get(u)
+    assert r.status == 200 and sha(r.body) == sha(data)
+    assert "stale-while-revalidate" in r.h("Cache-Status"), r.h("Cache-Status")
+    time.sleep(0.5)
+    assert origin_requests(fo, "swr.bin") == 2, "one background revalidation"
+    r = eddy.get(u)
+    assert "hit" in r.h("Cache-Status") and "stale" not in r.h("Cache-Status"), r.h("Cache-Status")
+    assert origin_requests(fo, "swr.bin") == 2
+
+
+def test_stale_if_error_serves_the_stored_copy_on_a_5xx(origins, tmp_path):
+    ng, fo, _ = origins
+    conf = tmp_path / "eddy.yaml"
+    conf.write_text("serve_stale_on_error: 0\n")  # only the response's own stale-if-error
+    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(conf)])
+    try:
+        data = put(fo, "sie.bin")
+        put(fo, "nosie.bin")
+        allowed, plain = url("sie.bin", ("cc", "max-age=1, stale-if-error=60")), url("nosie.bin", ("cc", "max-age=1"))
+        assert e.get(allowed).status == 200 and e.get(plain).status == 200
+        time.sleep(2.2)
+        fail(fo, "sie.bin", "503")
+        fail(fo, "nosie.bin", "503")
+        r = e.get(allowed)
+        assert r.status == 200 and sha(r.body) == sha(data), "stale-if-error (RFC 5861 s4)"
+        assert e.get(plain).status >= 500, "no stale-if-error and serve_stale_on_error 0: the error"
+    finally:
+        fail(fo, "sie.bin", "")
+        fail(fo, "nosie.bin", "")
+        e.stop()
+
+
+def test_heuristic_freshness_follows_last_modified(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "heur-old.bin", age_days=30)
+    put(fo, "heur-new.bin")
+    old, new = url("heur-old.bin", ("cc", "none")), url("heur-new.bin", ("cc", "none"))
+    for u in (old, new):
+        assert eddy.get(u).status == 200 and eddy.get(u).status == 200
+    assert origin_requests(fo, "heur-old.bin") == 1, "10% of 30 days, capped at a day: fresh"
+    assert origin_requests(fo, "heur-new.bin") == 2, "modified just now: no heuristic lifetime"
+
+
+def test_an_unknown_transfer_coding_is_a_502(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "te.bin")
+    r = eddy.get(url("te.bin", ("te", "x-custom")))
+    assert r.status == 502 and b"transfer coding" in r.body, (r.status, r.body[:200])
+    r = eddy.get(url("te.bin", ("te", "x-custom")), {"Authorization": "Bearer t"})  # the pass-through path
+    assert r.status == 502
+
+
+def test_client_request_fields_reach_the_origin_but_connection_named_ones_do_not(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "fwd.bin")
+    r = eddy.get(url("fwd.bin"), {"Cookie": "session=abc", "Referer": "http://player.example/", "X-Custom": "yes",
+                                  "Connection": "X-Drop", "X-Drop": "secret", "Accept-Encoding": "gzip"})
+    assert r.status == 200
+    got = {k.lower(): v for k, v in last_request(fo, "fwd.bin")["headers"]}
+    assert got.get("cookie") == "session=abc" and got.get("referer") == "http://player.example/" and got.get("x-custom") == "yes"
+    assert "x-drop" not in got, "named in Connection: hop-by-hop (RFC 9110 s7.6.1)"
+    assert "accept-encoding" not in got, "a fill asks for the identity bytes every client gets"
+    assert got.get("x-forwarded-for") == "127.0.0.1" and got.get("forwarded") == "for=127.0.0.1;proto=http", got
+
+
+def test_an_untrusted_client_chain_is_replaced(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "xff.bin")
+    assert eddy.get(url("xff.bin"), {"X-Forwarded-For": "6.6.6.6", "Authorization": "Bearer t"}).status == 200
+    got = {k.lower(): v for k, v in last_request(fo, "xff.bin")["headers"]}
+    assert got.get("x-forwarded-for") == "127.0.0.1" and got.get("authorization") == "Bearer t"
+
+
+def test_response_fields_named_in_connection_are_dropped(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "rconn.bin")
+    u = url("rconn.bin", ("h", "Connection: X-Hop"), ("h", "X-Hop: 1"), ("h", "X-Keep: 2"))
+    for _ in range(2):  # stored, then replayed
+        r = eddy.get(u)
+        assert r.status == 200 and r.h("X-Keep") == "2" and r.h("X-Hop") is None

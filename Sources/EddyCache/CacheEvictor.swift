@@ -92,13 +92,15 @@ public final class CacheEvictor: CacheListener {
                 continue
             }
             var evictable = r.confirmed
-            for keep in store.protectedRanges(r) { evictable.remove(keep) }
+            let kept = store.protectedRanges(r)
+            for keep in kept { evictable.remove(keep) }
             for range in evictable.ranges where store.totalBytes > target {
                 let whole = CacheStore.blocks.wholeBlocks(in: range, length: r.meta.length)
                 guard !whole.isEmpty else { continue }
                 let take = Swift.min(whole.count, CacheStore.blocks.ceiling(store.totalBytes - target))
                 let cut = whole.lowerBound..<(whole.lowerBound + take)
                 let freed = store.unconfirm(r, cut)
+                store.logger.debug("evicting blocks in use", metadata: ["key": "\(r.key)", "cut": "\(cut)", "kept": "\(kept)"])
                 punches.append((store.path(r), cut))
                 store.onEvict?(freed)
             }

@@ -136,7 +136,12 @@ public final class HTTPServer {
             activeRequests[conn] = nil
             active.connectionClosed()
         }
+        if let draining = sending.removeValue(forKey: conn) { draining.sent() } // its buffer is freed with it
     }
+
+    /// Ended replies still draining to their clients, by connection, kept until sent (see
+    /// `ServerRequest.end(whenSent:)`).
+    var sending: [OpaquePointer: ServerRequest] = [:]
 
     /// Requests that have started a streamed reply, by connection, so a close reaches them.
     var activeRequests: [OpaquePointer: ServerRequest] = [:]

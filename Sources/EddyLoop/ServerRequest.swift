@@ -275,20 +275,46 @@ public final class ServerRequest {
     }
 
     /// Completes a streamed response. After a close, this frees the detached request (evhttp
-    /// requires the call even then, or the request leaks).
-    public func end() {
-        guard headSent, !isFinished else { return }
+    /// requires the call even then, or the request leaks). `whenSent` runs once the last byte has
+    /// left the output buffer, or the connection closed first: until then file segments queued for
+    /// sendfile still read the file, so its bytes must stay (see `ResourceCoordinator` tickets).
+    public func end(whenSent: (() -> Void)? = nil) {
+        guard headSent, !isFinished else { whenSent?(); return }
         isFinished = true
         onDrained = nil
         server.requestFinished(raw)
-        if let conn = evhttp_request_get_connection(raw) {
-            if server.activeRequests[conn] === self { server.activeRequests[conn] = nil }
-            // evhttp_send_reply_end finishes the request from the write callback, which fires at the
-            // low watermark, not at empty: with 64 KiB raised, the tail of the body could be cut off.
-            if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 0, 0) }
+        guard let conn = evhttp_request_get_connection(raw), !isGone else {
+            evhttp_send_reply_end(raw)
+            whenSent?()
+            return
+        }
+        if server.activeRequests[conn] === self { server.activeRequests[conn] = nil }
+        // evhttp_send_reply_end finishes the request from the write callback, which fires at the
+        // low watermark, not at empty: with 64 KiB raised, the tail of the body could be cut off.
+        if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 0, 0) }
+        if let whenSent {
+            onSent = whenSent
+            drainingOn = conn
+            server.sending[conn] = self
+            evhttp_request_set_on_complete_cb(raw, { _, arg in
+                guard let arg else { return }
+                Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue().sent()
+            }, Unmanaged.passUnretained(self).toOpaque())
         }
         evhttp_send_reply_end(raw)
     }
+
+    /// Runs `whenSent` of `end`, once: the reply went out, or its connection closed.
+    func sent() {
+        guard let cb = onSent else { return }
+        onSent = nil
+        if let conn = drainingOn, server.sending[conn] === self { server.sending[conn] = nil }
+        cb()
+    }
+
+    private var onSent: (() -> Void)?
+    /// The connection while `end`'s reply drains.
+    private var drainingOn: OpaquePointer?
 
     /// Ends a streamed response by closing the connection, so the client sees a short body and
     /// cannot mistake it for a complete one.

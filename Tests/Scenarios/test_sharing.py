@@ -230,9 +230,12 @@ def test_500_slow_readers_and_one_fast(eddy, origins):
     assert fast_time < 20
 
 
-def test_max_size_holds_while_responses_use_everything(origins, tmp_path):
+@pytest.mark.parametrize("round_", range(3))
+def test_max_size_holds_while_responses_use_everything(origins, tmp_path, round_):
     """Two 20 MiB responses through a 2 MiB cache: blocks behind the readers are evicted (and their
-    disk space freed), the responses stay byte-exact."""
+    disk space freed), the responses stay byte-exact. Three rounds: blocks a finished response
+    still had queued for sendfile were once evicted under it (zeros in its last blocks, about one
+    run in three)."""
     ng, fo, data = origins
     e = Eddy(str(tmp_path), ng, fo, extra=["--max-size", "2M"])
     try:
@@ -241,8 +244,8 @@ def test_max_size_holds_while_responses_use_everything(origins, tmp_path):
         def read(name, path):
             out[name] = e.get(path, timeout=60)
 
-        ts = [threading.Thread(target=read, args=("a", "/f/medium.bin?rate=20000000")),
-              threading.Thread(target=read, args=("b", "/n/medium.bin"))]
+        ts = [threading.Thread(target=read, args=("a", "/f/medium.bin?rate=20000000&round=%d" % round_)),
+              threading.Thread(target=read, args=("b", "/n/medium.bin?round=%d" % round_))]
         peak = 0
         for t in ts:
             t.start()

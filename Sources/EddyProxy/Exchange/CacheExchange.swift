@@ -113,8 +113,7 @@ final class CacheExchange {
 
     /// One background revalidation of the stored resource (RFC 5861 section 3), unless one is in
     /// flight: nobody waits for its head, and its answer refreshes or replaces the stored copy.
-    func revalidateInBackground() {
-        guard let r = resource else { return }
+    func revalidateInBackground(_ r: CachedResource) {
         let c = coordinators.of(r)
         guard c.revalidation == nil, services.cache.lookup(key, now: services.loop.wallClock()) === r else { return }
         services.metrics.revalidations += 1
@@ -234,13 +233,18 @@ final class CacheExchange {
         guard machine.finish() else { return }
         direct?.cancel()
         direct = nil
-        if request.headSent && !request.isFinished { request.end() }
+        // The ticket keeps protecting this response's bytes until they have left the output
+        // buffer: file segments queued for sendfile read the data file when the socket takes
+        // them, and a block evicted before that would go out as zeros (found by
+        // test_max_size_holds_while_responses_use_everything).
+        let held = ticket
+        ticket = nil
+        if request.headSent && !request.isFinished { request.end(whenSent: { held?.close() }) } else { held?.close() }
         request.onDrained = nil
         request.onClose = nil
         let fromCache = allFromCache ? bytesServed : bytesAtStart.isEmpty ? 0 : servedFromCache()
         services.finished(request, cacheStatus, fromCache, Swift.max(0, bytesServed - fromCache), startedAt)
-        if revalidateWhenDone { revalidateInBackground() }
-        releaseResource()
+        if revalidateWhenDone, let held { revalidateInBackground(held.resource) }
     }
 
     func servedFromCache() -> Int {

@@ -14,7 +14,9 @@ public enum HTTPDate {
         let (y, m, d) = civil(fromDays: days)
         let wd = dayNames[((days % 7) + 7) % 7]
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(wd), \(two(d)) \(monthNames[m - 1]) \(y) \(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60)) GMT"
+        // IMF-fixdate's year is 4DIGIT (RFC 9110 section 5.6.7): year 997 is "0997".
+        let year = (0..<1000).contains(y) ? String(repeating: "0", count: 4 - "\(y)".count) + "\(y)" : "\(y)"
+        return "\(wd), \(two(d)) \(monthNames[m - 1]) \(year) \(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60)) GMT"
     }
 
     /// Parses an HTTP date in exactly one of the three forms of RFC 9110 section 5.6.7, nil for

@@ -84,6 +84,16 @@ final class HTTPDateTests: XCTestCase {
         XCTAssertEqual(HTTPDate.format(-86400), "Wed, 31 Dec 1969 00:00:00 GMT")
     }
 
+    func test_format_yearBelow1000_isZeroPaddedToFourDigits_andRoundTrips() {
+        // Found by FuzzHeaders: "Sun, 06 Nov 0997 ..." parsed, then formatted with a 3-digit year.
+        // (The day name is not checked by the parser; the formatter writes the proleptic one.)
+        let t = HTTPDate.parse("Sun, 06 Nov 0997 08:49:37 GMT")
+        XCTAssertNotNil(t)
+        XCTAssertEqual(t.map(HTTPDate.format), "Mon, 06 Nov 0997 08:49:37 GMT")
+        XCTAssertEqual(t.map(HTTPDate.format).flatMap { HTTPDate.parse($0) }, t)
+        XCTAssertTrue(HTTPDate.format(-60_000_000_000).contains(" 0068 "), HTTPDate.format(-60_000_000_000))
+    }
+
     func test_formatThenParse_manyInstants_roundTrip() {
         var t = -2_000_000_000
         while t < 4_000_000_000 {

@@ -3,7 +3,7 @@
 //
 // Input: newline-separated fields (UTF-8, invalid bytes replaced); a missing or empty field is an absent header:
 //   1. Cache-Control   2. Expires   3. Date   4. ETag (stored)   5. Last-Modified (stored)
-//   6. If-Match   7. If-Unmodified-Since   8. If-None-Match   9. If-Modified-Since   10. If-Range
+//   6. If-Match   7. If-Unmodified-Since   8. If-None-Match   9. If-Modified-Since   10. If-Range   11. Age
 import EddyCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,10 +15,23 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // Cache-Control and freshness.
     let cc = CacheControl.parse(field(0))
     require((cc.maxAge ?? 0) >= 0 && (cc.sMaxAge ?? 0) >= 0, "negative max-age")
-    let fresh = Freshness.compute(cacheControl: cc, expires: field(1), date: field(2), defaultLifetime: 300)
-    require(fresh.lifetime >= 0, "negative lifetime")
-    if cc.noCache { require(fresh.lifetime == 0 && fresh.requiresRevalidation, "no-cache yet fresh") }
-    if cc.sMaxAge != nil && !cc.noCache { require(fresh.requiresRevalidation, "s-maxage without proxy-revalidate") }
+    var stored = HTTPHeaders()
+    for (i, name) in [(0, "Cache-Control"), (1, "Expires"), (2, "Date"), (4, "Last-Modified"), (10, "Age")] {
+        if let v = field(i) { stored.add(name, v) }
+    }
+    var policy = FreshnessPolicy()
+    policy.defaultLifetime = 300
+    let now = 1_700_000_000
+    for status in [200, 404, 500] {
+        let fresh = Freshness.compute(headers: stored, status: status, responseTime: now, policy: policy)
+        require(fresh.lifetime >= 0, "negative lifetime")
+        require(!fresh.isHeuristic || fresh.lifetime <= max(policy.heuristicMax, policy.defaultLifetime, policy.negativeLifetime),
+                "heuristic lifetime over its cap")
+        if cc.noCache { require(fresh.lifetime == 0 && fresh.requiresRevalidation, "no-cache yet fresh") }
+        if cc.sMaxAge != nil { require(fresh.requiresRevalidation, "s-maxage without proxy-revalidate") }
+    }
+    let age = Freshness.initialAge(headers: stored, requestTime: now - 5, responseTime: now)
+    require(age >= 5, "initial age below the request's own delay")
 
     // Every field as a date: a parsed date formats as IMF-fixdate and parses back to the same second.
     for value in f {

@@ -1,4 +1,5 @@
 import CLibevent
+import EddyCore
 import Glibc
 
 /// Connection bookkeeping that evhttp does not do: a bounded read buffer per connection, a
@@ -11,10 +12,11 @@ extension HTTPServer {
         guard let bev = bufferevent_socket_new(base, -1, 0) else { return nil }
         // evhttp leaves reading enabled while it writes a response (to notice a close), so a
         // client that pipelines requests and never reads the answers would fill the input
-        // buffer without bound (1 GB in 1.8 s, measured). A high watermark suspends reading once
-        // this much is queued; evhttp drains it request by request, which resumes reading. It
-        // exceeds the header limit, so a request that fits the limit always fits the buffer.
-        bufferevent_setwatermark(bev, eddy_EV_READ, 0, limits.maxHeaderBytes + 4096)
+        // buffer without bound (1 GB in 1.8 s, measured). From a request's hand-over until its
+        // reply is written, a high watermark suspends reading once a header's worth is queued
+        // (`requestStarted`, `responseSent`); evhttp drains it request by request. While a request is read there is
+        // none: evhttp hands a request over only once its whole body is buffered (a watermark
+        // below the body would stall it), and bounds head and body itself.
         // The callback's argument is the bufferevent itself: the input buffer (and so the
         // callback) lives exactly as long as it does.
         evbuffer_add_cb(bufferevent_get_input(bev), { _, info, arg in
@@ -49,9 +51,16 @@ extension HTTPServer {
         connections[evcon] = nil
     }
 
+    /// The read watermark that bounds what a connection may queue while a request is answered
+    /// (see `makeBufferevent`).
+    var readWatermark: Int { limits.maxHeaderBytes + 4096 }
+
     /// A request was handed to eddy: its header time is over and the connection is busy.
     func requestStarted(_ raw: OpaquePointer) -> ClientConnection? {
         guard let conn = evhttp_request_get_connection(raw), let c = connections[conn] else { return nil }
+        // Until its reply is written (`responseSent`), the connection queues a header's worth of
+        // the next request at most.
+        bufferevent_setwatermark(c.bev, eddy_EV_READ, 0, readWatermark)
         c.busy = true
         c.headerStartedAt = nil
         c.requests += 1
@@ -64,6 +73,22 @@ extension HTTPServer {
         c.busy = false
         // A pipelined request may already be waiting: its header time starts now.
         c.headerStartedAt = evbuffer_get_length(bufferevent_get_input(c.bev)) > 0 ? EventLoop.monotonic() : nil
+    }
+
+    /// Asks evhttp to report when the reply of `raw` has been written (see `responseSent`).
+    func watchSent(_ raw: OpaquePointer) {
+        evhttp_request_set_on_complete_cb(raw, { req, arg in
+            guard let req, let arg else { return }
+            Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().responseSent(req)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// A reply has left the output buffer: the connection reads its next request with no
+    /// watermark, and a `ServerRequest.end(whenSent:)` waiting for this learns of it.
+    func responseSent(_ req: OpaquePointer) {
+        guard let conn = evhttp_request_get_connection(req) else { return }
+        if let c = connections[conn] { bufferevent_setwatermark(c.bev, eddy_EV_READ, 0, 0) }
+        if let r = sending.removeValue(forKey: conn) { r.sent() }
     }
 
     /// Runs every second: closes connections whose request headers have taken longer than the

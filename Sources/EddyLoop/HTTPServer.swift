@@ -96,6 +96,12 @@ public final class HTTPServer {
 
     private func accept(_ raw: OpaquePointer) {
         let request = ServerRequest(raw: raw, server: self)
+        if evhttp_request_get_response_code(raw) == 413 {
+            // evhttp stopped reading a body over the limit and hands the request over to be answered.
+            _ = requestStarted(raw)
+            request.sendError(413, "request body larger than max_body_size (\(limits.maxBodyBytes) bytes)", close: true)
+            return
+        }
         let connection = requestStarted(raw)
         if let connection, connection.requests == 1, let conn = evhttp_request_get_connection(raw) {
             if connections.count > limits.maxConnections {

@@ -2,8 +2,9 @@
 public struct HTTPServerLimits: Sendable {
     /// Largest request header block, bytes.
     public var maxHeaderBytes: Int = 16 << 10
-    /// Largest request body, bytes (eddy serves GET and HEAD; bodies are only read to be refused).
-    public var maxBodyBytes: Int = 64 << 10
+    /// Largest request body, bytes; larger ones get 413. Bodies (of requests passed through) are
+    /// read whole before the request goes upstream.
+    public var maxBodyBytes: Int = 64 << 20
     /// Longest request-target, bytes; longer ones get 414.
     public var maxURILength: Int = 8 << 10
     /// Connections with a request in progress; more get 503.

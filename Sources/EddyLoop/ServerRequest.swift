@@ -85,6 +85,16 @@ public final class ServerRequest {
 
     deinit { releaseSegment() }
 
+    /// The request body, as evhttp read it (whole, within `max_body_size`).
+    public func body() -> [UInt8] {
+        guard let input = evhttp_request_get_input_buffer(raw) else { return [] }
+        let n = evbuffer_get_length(input)
+        guard n > 0 else { return [] }
+        var out = [UInt8](repeating: 0, count: n)
+        out.withUnsafeMutableBytes { _ = evbuffer_copyout(input, $0.baseAddress, n) }
+        return out
+    }
+
     private func releaseSegment() {
         if let segment { evbuffer_file_segment_free(segment) }
         segment = nil
@@ -133,6 +143,7 @@ public final class ServerRequest {
     private func sendReply(status: Int, _ buf: OpaquePointer?) {
         bodyBytesSent = evbuffer_get_length(buf)
         server.requestFinished(raw)
+        server.watchSent(raw)
         evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
         headSent = true
         isFinished = true
@@ -294,13 +305,9 @@ public final class ServerRequest {
         if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 0, 0) }
         if let whenSent {
             onSent = whenSent
-            drainingOn = conn
             server.sending[conn] = self
-            evhttp_request_set_on_complete_cb(raw, { _, arg in
-                guard let arg else { return }
-                Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue().sent()
-            }, Unmanaged.passUnretained(self).toOpaque())
         }
+        server.watchSent(raw)
         evhttp_send_reply_end(raw)
     }
 
@@ -308,13 +315,10 @@ public final class ServerRequest {
     func sent() {
         guard let cb = onSent else { return }
         onSent = nil
-        if let conn = drainingOn, server.sending[conn] === self { server.sending[conn] = nil }
         cb()
     }
 
     private var onSent: (() -> Void)?
-    /// The connection while `end`'s reply drains.
-    private var drainingOn: OpaquePointer?
 
     /// Ends a streamed response by closing the connection, so the client sees a short body and
     /// cannot mistake it for a complete one.

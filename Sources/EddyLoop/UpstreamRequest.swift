@@ -1,10 +1,13 @@
 import EddyCore
 
-/// What to fetch upstream: one GET or HEAD, with the headers eddy adds (Range, If-Range, Via...).
+/// What to send upstream: a method (GET or HEAD for the cache; any for a pass-through), the
+/// headers eddy adds or passes on (Range, If-Range, Via...), and a request body, if any.
 public struct UpstreamRequest: Sendable {
     public var url: UpstreamURL
     public var method: String = "GET"
     public var headers: HTTPHeaders = HTTPHeaders()
+    /// The request body (a pass-through's; read whole by evhttp within `max_body_size`).
+    public var body: [UInt8]?
     /// Refuse to connect to loopback, private or link-local addresses (checked after DNS).
     public var refuseInternalAddresses = false
 

@@ -78,6 +78,14 @@ public final class UpstreamTransfer {
         if let ca = timeouts.caFile { setString(CURLOPT_CAINFO, ca) }
         eddy_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         if request.method == "HEAD" { eddy_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        if let body = request.body {
+            // curl copies the body; the size first, so bytes of value 0 are not taken for its end.
+            eddy_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            body.withUnsafeBytes { _ = eddy_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }
+        }
+        if request.method != "GET" && request.method != "HEAD" && !(request.method == "POST" && request.body != nil) {
+            setString(CURLOPT_CUSTOMREQUEST, request.method)
+        }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)
         eddy_curl_easy_setopt_write(easy) { ptr, size, n, ud in
             let t = Unmanaged<UpstreamTransfer>.fromOpaque(ud!).takeUnretainedValue()
@@ -118,6 +126,11 @@ public final class UpstreamTransfer {
         // curl adds "Accept: */*" on its own; an empty value suppresses it so the origin sees only
         // what the client or eddy chose.
         if request.headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        if request.body != nil {
+            // Nor its own Content-Type for a body, nor an Expect: 100-continue round trip.
+            if request.headers["Content-Type"] == nil { headerList = curl_slist_append(headerList, "Content-Type:") }
+            headerList = curl_slist_append(headerList, "Expect:")
+        }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList)
     }
 

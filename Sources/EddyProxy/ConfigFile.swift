@@ -46,6 +46,7 @@ public enum ConfigFile {
             case "admin": c.admin = try parseListen(string(value, key))
             case "log_level": c.logLevel = try string(value, key)
             case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)
+            case "max_body_size": c.limits.maxBodyBytes = try size(value, key)
             case "max_uri_length": c.limits.maxURILength = try size(value, key)
             case "max_connections": c.limits.maxConnections = try int(value, key)
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)

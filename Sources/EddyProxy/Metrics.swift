@@ -16,6 +16,7 @@ public final class Metrics {
     public var bytesFromCache = 0
     public var bytesFromOrigin = 0
     public var memoryHits = 0
+    public var invalidations = 0
 
     public init() {}
 
@@ -38,6 +39,7 @@ public final class Metrics {
             ("eddy_bytes_from_cache_total", "Body bytes served from cache", bytesFromCache),
             ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
             ("eddy_memory_hits_total", "Responses whose body was served from memory", memoryHits),
+            ("eddy_invalidations_total", "Stored responses invalidated by unsafe requests (RFC 9111 section 4.4)", invalidations),
         ]
         var out = ""
         for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }

@@ -128,14 +128,8 @@ public final class Proxy {
     private func handle(_ request: ServerRequest) {
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
-        if request.method == "CONNECT" {
-            request.sendError(405, "CONNECT tunnels are not supported; eddy is a caching proxy for http(s) GET",
-                              extra: allowHeader())
-            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
-            return
-        }
-        guard request.method == "GET" || request.method == "HEAD" else {
-            request.sendError(405, "method \(request.method) is not supported", extra: allowHeader())
+        if let refusal = Proxy.methodRefusal(request.method) {
+            request.sendError(refusal.status, refusal.reason, extra: allowHeader())
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
             return
         }
@@ -144,7 +138,7 @@ public final class Proxy {
             request.sendError(status, reason)
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
         case let .upstream(url, form, checkAddress):
-            if let bypass = bypassReason(request, url) {
+            if let bypass = request.method == "GET" || request.method == "HEAD" ? bypassReason(request, url) : "method" {
                 let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
                 active[ObjectIdentifier(request)] = direct
                 direct.begin()
@@ -154,6 +148,17 @@ public final class Proxy {
             let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
             active[ObjectIdentifier(request)] = exchange
             exchange.begin()
+        }
+    }
+
+    /// Methods eddy does not pass on: CONNECT (no tunnels), TRACE (a proxy that reflects requests
+    /// would echo credentials to scripts), and any evhttp could not name.
+    static func methodRefusal(_ method: String) -> (status: Int, reason: String)? {
+        switch method {
+        case "CONNECT": return (405, "CONNECT tunnels are not supported; eddy is an HTTP caching proxy")
+        case "TRACE": return (405, "TRACE is not supported")
+        case "UNKNOWN": return (501, "unknown method")
+        default: return nil
         }
     }
 
@@ -170,7 +175,7 @@ public final class Proxy {
 
     private func allowHeader() -> HTTPHeaders {
         var h = HTTPHeaders()
-        h.set("Allow", "GET, HEAD")
+        h.set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
         return h
     }
 

@@ -2,7 +2,7 @@
 headers each test needs: RFC 9111 freshness and Age, RFC 9213 targeted fields, RFC 5861 stale
 directives, header forwarding (RFC 9110 section 7.6.1), transfer codings. Every test uses its own
 file, so the origin's per-path request counts are its own."""
-import json, os, time, urllib.parse
+import http.client, json, os, time, urllib.parse
 from conftest import Eddy, request, sha
 
 
@@ -198,3 +198,65 @@ def test_response_fields_named_in_connection_are_dropped(eddy, origins):
     for _ in range(2):  # stored, then replayed
         r = eddy.get(u)
         assert r.status == 200 and r.h("X-Keep") == "2" and r.h("X-Hop") is None
+
+
+def send(port, method, path, body=b"", headers=None, chunked=False):
+    """One request with a body (Content-Length, or chunked in 3 pieces)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    h = dict(headers or {})
+    if chunked:
+        h["Transfer-Encoding"] = "chunked"
+        third = max(1, len(body) // 3)
+        parts = [body[i:i + third] for i in range(0, len(body), third)]
+        c.request(method, path, body=iter(parts), headers=h, encode_chunked=True)
+    else:
+        c.request(method, path, body=body, headers=h)
+    r = c.getresponse()
+    out = (r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+    c.close()
+    return out
+
+
+def test_post_and_put_bodies_reach_the_origin_and_their_answers_come_back(eddy, origins):
+    _, fo, _ = origins
+    body = bytes(range(256)) * 4000  # 1 MB with every byte value, zeros included
+    for method, chunked in [("POST", False), ("PUT", True), ("PATCH", False)]:
+        st, h, out = send(eddy.port, method, "/f/upload-%s" % method.lower(), body, {"Content-Type": "application/octet-stream"},
+                          chunked=chunked)
+        assert st == 200, (method, st, out[:200])
+        got = json.loads(out)
+        assert got == {"method": method, "length": len(body), "sha256": sha(body)}, (method, got)
+        assert "fwd=bypass" in h["cache-status"]
+    st, _, out = send(eddy.port, "DELETE", "/f/upload-post")
+    assert st == 200 and json.loads(out)["method"] == "DELETE"
+    st, _, out = send(eddy.port, "OPTIONS", "/f/upload-post")
+    assert st == 200 and json.loads(out)["method"] == "OPTIONS"
+
+
+def test_a_put_invalidates_the_stored_response(eddy, origins):
+    _, fo, _ = origins
+    put(fo, "inval.bin")
+    put(fo, "inval-loc.bin")
+    assert eddy.get(url("inval.bin")).status == 200 and eddy.get(url("inval-loc.bin")).status == 200
+    assert "hit" in eddy.get(url("inval.bin")).h("Cache-Status")
+    assert origin_requests(fo, "inval.bin") == 1
+    st, _, _ = send(eddy.port, "PUT", "/f/inval.bin", b"new body")
+    assert st == 200 and origin_requests(fo, "inval.bin") == 2
+    r = eddy.get(url("inval.bin"))
+    assert r.status == 200 and "hit" not in r.h("Cache-Status"), "RFC 9111 s4.4: the target is invalidated"
+    assert origin_requests(fo, "inval.bin") == 3 and last_request(fo, "inval.bin")["method"] == "GET"
+    assert eddy.metrics()["eddy_invalidations_total"] >= 1
+
+
+def test_a_request_body_over_max_body_size_is_413(origins, tmp_path):
+    ng, fo, _ = origins
+    conf = tmp_path / "eddy.yaml"
+    conf.write_text("max_body_size: 64K\n")
+    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(conf)])
+    try:
+        st, _, _ = send(e.port, "POST", "/f/upload-big", b"x" * (200 << 10))
+        assert st == 413
+        st, _, out = send(e.port, "POST", "/f/upload-small", b"x" * (10 << 10))
+        assert st == 200 and json.loads(out)["length"] == 10 << 10
+    finally:
+        e.stop()

@@ -177,6 +177,19 @@ final class ResourceCoordinator {
         wake()
     }
 
+    /// An unsafe request changed the resource (RFC 9111 section 4.4): an idle one is removed; one
+    /// in use is marked stale beyond any stale-serving allowance, so the next request validates it
+    /// with the origin while responses reading it now finish.
+    func invalidate() {
+        if isInUse {
+            var m = resource.meta
+            m.storedAt = 0
+            coordinators.cache.refresh(resource, meta: m)
+        } else {
+            coordinators.cache.remove(resource)
+        }
+    }
+
     /// Forgets a resource the origin no longer serves.
     func drop() {
         coordinators.cache.remove(resource)

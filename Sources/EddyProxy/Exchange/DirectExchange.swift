@@ -48,8 +48,12 @@ final class DirectExchange {
         }
         // Every end-to-end request field travels on (RFC 9110 section 7.6.1), with the client chain.
         let passed = services.upstreamFields(for: request, fill: false)
-        let req = services.upstream.request(url, method: request.method == "HEAD" ? "HEAD" : "GET", checkAddress: checkAddress,
-                                        userAgent: request.headers["User-Agent"], passing: passed)
+        var req = services.upstream.request(url, method: request.method, checkAddress: checkAddress,
+                                            userAgent: request.headers["User-Agent"], passing: passed)
+        if request.method != "GET" && request.method != "HEAD" {
+            let body = request.body()
+            if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) { req.body = body }
+        }
         let t = services.upstream.transfer(for: req)
         transfer = t
         wire(t)
@@ -78,6 +82,11 @@ final class DirectExchange {
     }
 
     private func forwardHead(_ head: UpstreamHead) -> Bool {
+        if (200..<400).contains(head.status) && !["GET", "HEAD", "OPTIONS", "TRACE"].contains(request.method) {
+            // RFC 9111 section 4.4: an unsafe method's non-error answer invalidates what is stored
+            // for the target, and for Location and Content-Location on the same origin.
+            services.invalidate(url, alsoNamedBy: [head.headers["Location"], head.headers["Content-Location"]])
+        }
         var h = StoragePolicy.forwarded(head.headers)
         h.set("Via", services.upstream.via(appendingTo: head.headers.combined("Via")))
         var st = status

@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyHLS
 import EddyLoop
 import Logging
 
@@ -55,6 +56,23 @@ final class ExchangeServices {
         h.set("Forwarded", RequestForwarding.forwarded(incoming: request.headers.combined("Forwarded"), peer: request.peer,
                                                        proto: "http", peerTrusted: trusted))
         return h
+    }
+
+    /// Invalidates the stored response for `url`, and for each URI reference in `others` that
+    /// resolves to the same origin (RFC 9111 section 4.4).
+    func invalidate(_ url: UpstreamURL, alsoNamedBy others: [String?]) {
+        var targets = [url]
+        for case let ref? in others {
+            if let u = URIReference.resolve(ref, against: url), u.scheme == url.scheme, u.host == url.host, u.port == url.port {
+                targets.append(u)
+            }
+        }
+        let now = loop.wallClock()
+        for t in targets {
+            guard let r = cache.lookup(t.description, now: now) else { continue }
+            coordinators.of(r).invalidate()
+            metrics.invalidations += 1
+        }
     }
 
     // MARK: - stored responses

@@ -47,9 +47,13 @@ final class IndexDatabase {
               id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, version INTEGER NOT NULL,
               length INTEGER, etag TEXT, last_modified TEXT, content_type TEXT, headers TEXT,
               stored_at INTEGER NOT NULL, ranges BLOB, bytes INTEGER NOT NULL DEFAULT 0,
-              last_access INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0);
+              last_access INTEGER NOT NULL, pinned INTEGER NOT NULL DEFAULT 0, status INTEGER NOT NULL DEFAULT 200);
             CREATE INDEX IF NOT EXISTS resources_lru ON resources(pinned, last_access);
             """)
+        // Indexes made before non-200 responses were stored lack the status column: every row is a 200.
+        if (try? writer.prepare("SELECT status FROM resources LIMIT 0")) == nil {
+            try writer.exec("ALTER TABLE resources ADD COLUMN status INTEGER NOT NULL DEFAULT 200")
+        }
         // Totals kept by triggers in the same transactions as the rows, so start-up reads one row
         // instead of summing every resource (100,000 rows: ~20 ms).
         try writer.exec("""
@@ -78,16 +82,16 @@ final class IndexDatabase {
         reader = path == ":memory:" ? writer : try SQLiteConnection(path: path)
         lookupStatement = try reader.prepare("""
             SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
-                   last_access, pinned FROM resources WHERE key = ?
+                   last_access, pinned, status FROM resources WHERE key = ?
             """)
         upsertStatement = try writer.prepare("""
             INSERT INTO resources(id, key, version, length, etag, last_modified, content_type, headers,
-                                  stored_at, ranges, bytes, last_access, pinned)
-            VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)
+                                  stored_at, ranges, bytes, last_access, pinned, status)
+            VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)
             ON CONFLICT(id) DO UPDATE SET version=excluded.version, length=excluded.length, etag=excluded.etag,
               last_modified=excluded.last_modified, content_type=excluded.content_type, headers=excluded.headers,
               stored_at=excluded.stored_at, ranges=excluded.ranges, bytes=excluded.bytes,
-              last_access=excluded.last_access, pinned=excluded.pinned
+              last_access=excluded.last_access, pinned=excluded.pinned, status=excluded.status
             """)
         deleteStatement = try writer.prepare("DELETE FROM resources WHERE id = ?")
         checksumUpsert = try writer.prepare("INSERT OR REPLACE INTO blocks(id, block, version, crc) VALUES(?,?,?,?)")
@@ -114,12 +118,13 @@ final class IndexDatabase {
     func allRows() throws -> [Row] {
         let s = try reader.prepare("""
             SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
-                   last_access, pinned FROM resources ORDER BY id
+                   last_access, pinned, status FROM resources ORDER BY id
             """)
         var out: [Row] = []
         while try s.step() {
             let meta = ResourceMeta(length: s.optionalInt(3), etag: s.string(4), lastModified: s.string(5),
-                                    contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8))
+                                    contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8),
+                                    status: s.int(12))
             out.append(Row(id: s.int(0), key: s.string(1) ?? "", version: s.int(2), meta: meta,
                            ranges: IndexDatabase.decode(s.blob(9)), lastAccess: s.int(10), pinned: s.int(11) != 0))
         }
@@ -133,7 +138,8 @@ final class IndexDatabase {
         guard try lookupStatement.step() else { return nil }
         let s = lookupStatement
         let meta = ResourceMeta(length: s.optionalInt(3), etag: s.string(4), lastModified: s.string(5),
-                                contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8))
+                                contentType: s.string(6), headers: ResourceMeta.headers(from: s.string(7)), storedAt: s.int(8),
+                                status: s.int(12))
         let row = Row(id: s.int(0), key: s.string(1) ?? key, version: s.int(2), meta: meta,
                       ranges: IndexDatabase.decode(s.blob(9)), lastAccess: s.int(10), pinned: s.int(11) != 0)
         lookupStatement.reset()
@@ -170,7 +176,7 @@ final class IndexDatabase {
                 s.bind(1, r.id); s.bind(2, r.key); s.bind(3, r.version); s.bind(4, r.meta.length)
                 s.bind(5, r.meta.etag); s.bind(6, r.meta.lastModified); s.bind(7, r.meta.contentType)
                 s.bind(8, r.meta.headerText); s.bind(9, r.meta.storedAt); s.bind(10, blob: IndexDatabase.encode(r.ranges))
-                s.bind(11, r.ranges.count); s.bind(12, r.lastAccess); s.bind(13, r.pinned ? 1 : 0)
+                s.bind(11, r.ranges.count); s.bind(12, r.lastAccess); s.bind(13, r.pinned ? 1 : 0); s.bind(14, r.meta.status)
                 _ = try s.step()
                 if r.purgeOldChecksums {
                     checksumPurge.reset()

@@ -14,8 +14,14 @@ public struct ResourceMeta: Equatable, Sendable {
     /// When the response (or the last 304 refreshing it) was received, epoch seconds
     /// (response_time of RFC 9111 section 4.2.3).
     public var storedAt: Int
+    /// The stored response's status: 200 for a representation stored whole or from 206 parts
+    /// (the only one ranges apply to); another heuristically cacheable or explicitly fresh final
+    /// status (404, 410, 301, 308...; RFC 9111 section 3) is replayed whole with that status.
+    public var status: Int
 
-    public init(length: Int?, etag: String?, lastModified: String?, contentType: String?, headers: HTTPHeaders, storedAt: Int) {
+    public init(length: Int?, etag: String?, lastModified: String?, contentType: String?, headers: HTTPHeaders, storedAt: Int,
+                status: Int = 200) {
+        self.status = status
         self.length = length
         self.etag = etag
         self.lastModified = lastModified
@@ -37,6 +43,7 @@ public struct ResourceMeta: Equatable, Sendable {
     /// True when `other` (from a later response) names the same representation: same strong ETag,
     /// or, without ETags, the same Last-Modified (RFC 9111 section 3.4).
     public func sameRepresentation(as other: ResourceMeta) -> Bool {
+        if status != other.status { return false }
         if let a = strongETag, let b = other.strongETag { return a.strongMatches(b) }
         if etag != nil || other.etag != nil { return etag == other.etag && strongETag != nil }
         if let a = lastModified, let b = other.lastModified { return a == b }

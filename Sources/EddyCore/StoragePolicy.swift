@@ -18,8 +18,8 @@ public enum StoragePolicy {
     /// first of the `targeted` fields present, else Cache-Control (RFC 9213).
     public static func refusal(status: Int, headers: HTTPHeaders,
                                targeted: [String] = FreshnessPolicy().targetedFields) -> String? {
-        guard status == 200 || status == 206 else { return "status \(status)" }
         let cc = CacheControl.effective(headers, targeted: targeted)
+        if let why = statusRefusal(status, cc, hasExpires: headers["Expires"] != nil) { return why }
         if cc.noStore { return "no-store" }
         if cc.isPrivate { return "private" }
         if headers["Set-Cookie"] != nil && !cc.isPublic { return "set-cookie" }
@@ -30,6 +30,23 @@ public enum StoragePolicy {
             if fields.contains(where: { $0 != "accept-encoding" }) { return "vary" }
         }
         return nil
+    }
+
+    /// Final statuses stored only with explicit freshness (RFC 9111 section 3: Expires, max-age,
+    /// s-maxage or public), as they are not heuristically cacheable: redirects and client errors.
+    /// 5xx other than 501 are never stored, so that an origin's passing failure can not replace a
+    /// good copy (stale-if-error serves that instead); 204 is left out as it has no body to store.
+    public static let storedWhenExplicitlyFresh: Set<Int> = [302, 303, 307, 400, 403, 409, 451]
+
+    /// Why a response with this status is not stored, or nil. 200 and 206 (parts of a 200) are
+    /// the representation itself; other heuristically cacheable statuses (RFC 9110 section
+    /// 15.1: 203, 300, 301, 308, 404, 405, 410, 414, 501) are stored whole.
+    static func statusRefusal(_ status: Int, _ cc: CacheControl, hasExpires: Bool) -> String? {
+        if status == 200 || status == 206 { return nil }
+        if status != 204 && Freshness.heuristicallyCacheable.contains(status) { return nil }
+        let explicit = cc.maxAge != nil || cc.sMaxAge != nil || cc.isPublic || hasExpires
+        if explicit && storedWhenExplicitlyFresh.contains(status) { return nil }
+        return "status \(status)"
     }
 
     /// The headers of `headers` that are replayed from the cache: not hop-by-hop, not computed

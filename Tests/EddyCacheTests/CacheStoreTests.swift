@@ -1,4 +1,4 @@
-import EddyCache
+@testable import EddyCache
 import EddyCore
 import Foundation
 import Logging
@@ -93,6 +93,31 @@ final class CacheStoreTests: XCTestCase {
         XCTAssertEqual(read(r, at: 0, count: 1000), bytes)
         XCTAssertEqual(reopened.path(r), "\(directory)/data/\(String(format: "%02x", id & 0xFF))/\(id)-1")
         XCTAssertTrue(FileManager.default.fileExists(atPath: reopened.path(r)))
+    }
+
+    func test_flush_reopen_keepsAStoredStatus() throws {
+        var m = meta()
+        m.status = 404
+        do {
+            let store = try openStore()
+            _ = store.insert(key: key, meta: m, now: 100)
+            store.flush(wait: true)
+        }
+        XCTAssertEqual(try XCTUnwrap(try openStore().lookup(key, now: 200)).meta.status, 404)
+    }
+
+    func test_open_anIndexWithoutTheStatusColumn_addsIt_andItsRowsAre200s() throws {
+        do {
+            let store = try openStore()
+            _ = store.insert(key: key, meta: meta(), now: 100)
+            store.flush(wait: true)
+        }
+        // The schema of indexes written before non-200 responses were stored.
+        let old = try SQLiteConnection(path: directory + "/index.sqlite")
+        try old.exec("ALTER TABLE resources DROP COLUMN status")
+        let r = try XCTUnwrap(try openStore().lookup(key, now: 200))
+        XCTAssertEqual(r.meta.status, 200)
+        XCTAssertEqual(r.meta, meta())
     }
 
     func test_flush_reopen_sparseBlocksKeepTheirOffsets() throws {

@@ -13,11 +13,29 @@ final class StoragePolicyTests: XCTestCase {
         XCTAssertNil(refusal(200, [("Cache-Control", "public, max-age=60")]))
     }
 
-    func test_refusal_otherStatus_isRefused() {
-        XCTAssertEqual(refusal(404), "status 404")
-        XCTAssertEqual(refusal(304), "status 304")
-        XCTAssertEqual(refusal(500), "status 500")
-        XCTAssertEqual(refusal(301), "status 301")
+    func test_refusal_heuristicallyCacheableStatus_isNil() {
+        // RFC 9110 section 15.1: stored whole, with a heuristic lifetime when they carry none.
+        for status in [203, 300, 301, 308, 404, 405, 410, 414, 501] { XCTAssertNil(refusal(status), "\(status)") }
+    }
+
+    func test_refusal_otherStatus_withoutExplicitFreshness_isRefused() {
+        for status in [204, 302, 303, 307, 403, 304, 500, 502, 503, 504, 100] {
+            XCTAssertEqual(refusal(status), "status \(status)")
+        }
+    }
+
+    func test_refusal_redirectOrClientError_withExplicitFreshness_isNil() {
+        // RFC 9111 section 3: Expires, max-age, s-maxage or public make any understood final status storable.
+        XCTAssertNil(refusal(302, [("Cache-Control", "max-age=60")]))
+        XCTAssertNil(refusal(307, [("Cache-Control", "public")]))
+        XCTAssertNil(refusal(403, [("Expires", "Sun, 06 Nov 2094 08:49:37 GMT")]))
+        XCTAssertNil(refusal(303, [("CDN-Cache-Control", "s-maxage=5")]))
+    }
+
+    func test_refusal_serverError_evenWithExplicitFreshness_isRefused() {
+        // A passing 5xx must never replace a good copy (stale-if-error serves that instead).
+        XCTAssertEqual(refusal(503, [("Cache-Control", "max-age=60")]), "status 503")
+        XCTAssertEqual(refusal(500, [("Cache-Control", "public, max-age=60")]), "status 500")
     }
 
     func test_refusal_noStore_isRefused() {
@@ -66,8 +84,10 @@ final class StoragePolicyTests: XCTestCase {
         XCTAssertNil(refusal(200, [("Set-Cookie", "a=b"), ("Cache-Control", "public, max-age=60")]))
     }
 
-    func test_refusal_badStatusWithNoStore_reportsStatus() {
-        XCTAssertEqual(refusal(404, [("Cache-Control", "no-store")]), "status 404")
+    func test_refusal_badStatusWithNoStore_reportsStatus_andAStorableStatusReportsTheDirective() {
+        XCTAssertEqual(refusal(500, [("Cache-Control", "no-store")]), "status 500")
+        XCTAssertEqual(refusal(404, [("Cache-Control", "no-store")]), "no-store")
+        XCTAssertEqual(refusal(301, [("Cache-Control", "private")]), "private")
     }
 
     func test_replayed_mixedFields_dropsHopByHopAndComputed() {

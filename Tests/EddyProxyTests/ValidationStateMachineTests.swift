@@ -38,7 +38,32 @@ final class ValidationStateMachineTests: XCTestCase {
         XCTAssertEqual(p.headArrived(status: 200, headers: headers([("Cache-Control", "private")]), contentLength: 5, now: 7),
                        .passThrough(refusal: "private"))
         var e = ValidationStateMachine(kind: .discovery, asked: nil, stored: nil)
-        XCTAssertEqual(e.headArrived(status: 404, headers: HTTPHeaders(), contentLength: 5, now: 7), .passThrough(refusal: "status 404"))
+        XCTAssertEqual(e.headArrived(status: 503, headers: HTTPHeaders(), contentLength: 5, now: 7), .passThrough(refusal: "status 503"))
+    }
+
+    func test_discovery_ofA404ToARangeRequest_storesTheWholeBodyWithItsStatus() {
+        var d = ValidationStateMachine(kind: .discovery, asked: .span(first: 100, last: 199), stored: nil)
+        let a = d.headArrived(status: 404, headers: headers([("Content-Type", "text/html")]), contentLength: 42, now: 7)
+        guard case let .store(meta, body) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(meta.status, 404)
+        XCTAssertEqual(meta.length, 42)
+        XCTAssertEqual(body, .init(start: 0, length: 42, isFull: true, openEnded: false))
+    }
+
+    func test_discovery_of206_storesStatus200_theRepresentationItsPartsBelongTo() {
+        var d = ValidationStateMachine(kind: .discovery, asked: .span(first: 0, last: 9), stored: nil)
+        let a = d.headArrived(status: 206, headers: headers([("Content-Range", "bytes 0-9/100"), ("ETag", "\"a\"")]), contentLength: 10, now: 7)
+        guard case let .store(meta, _) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(meta.status, 200)
+    }
+
+    func test_aStored404_answeredWith200OfTheSameValidator_isANewVersion() {
+        var old = stored()
+        old.status = 404
+        var v = ValidationStateMachine(kind: .revalidation, asked: nil, stored: old)
+        let a = v.headArrived(status: 200, headers: headers([("ETag", "\"v1\"")]), contentLength: 1000, now: 9)
+        guard case let .newVersion(meta, _) = a else { return XCTFail("\(a)") }
+        XCTAssertEqual(meta.status, 200)
     }
 
     func test_discovery_ofASuffixRange_isOpenEndedFromWhereTheBodyStarts() {
@@ -90,10 +115,14 @@ final class ValidationStateMachineTests: XCTestCase {
                                                             contentLength: 100, now: 900) else { return XCTFail() }
     }
 
-    func test_aGoneResource_isDropped_butAServerErrorOnlyFails() {
+    func test_aGoneResource_isANewVersionWithItsStatus_noStoreDrops_andAServerErrorOnlyFails() {
         var gone = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
-        XCTAssertEqual(gone.headArrived(status: 410, headers: HTTPHeaders(), contentLength: 0, now: 1),
-                       .drop(reason: "origin answered 410 (status 410)"))
+        let g = gone.headArrived(status: 410, headers: HTTPHeaders(), contentLength: 0, now: 1)
+        guard case let .newVersion(meta, _) = g else { return XCTFail("\(g)") }
+        XCTAssertEqual(meta.status, 410)
+        var goneNoStore = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
+        XCTAssertEqual(goneNoStore.headArrived(status: 404, headers: headers([("Cache-Control", "no-store")]), contentLength: 0, now: 1),
+                       .drop(reason: "origin answered 404 (no-store)"))
         var noStore = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 9), stored: stored())
         XCTAssertEqual(noStore.headArrived(status: 200, headers: headers([("Cache-Control", "no-store")]), contentLength: 1000, now: 1),
                        .drop(reason: "origin answered 200 (no-store)"))

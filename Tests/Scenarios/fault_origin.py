@@ -17,6 +17,7 @@ on request through query parameters (so each behaviour is also its own cache key
                   (trickle and stall end their handler when the client disconnects, and after
                   at most 600 s in any case)
 
+  status=N        answer N with the body "status N for PATH\n" (and cc, h), whatever the file
   h=Name:Value    add a response header (repeatable)
   te=CODING       send Transfer-Encoding: CODING and the body as it is
 
@@ -125,6 +126,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(int(fail))
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if "status" in q:
+            body = ("status %s for %s\n" % (q["status"], u.path)).encode()
+            self.send_response(int(q["status"]))
+            if cc_value(q):
+                self.send_header("Cache-Control", cc_value(q))
+            for k, v in extra:
+                self.send_header(k.strip(), v.strip())
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if not head:
+                self.wfile.write(body)
+                count(u.path, len(body))
             return
         fpath = os.path.join(self.root, unquote(u.path).lstrip("/"))
         if not os.path.isfile(fpath):

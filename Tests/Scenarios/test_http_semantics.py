@@ -2,8 +2,21 @@
 headers each test needs: RFC 9111 freshness and Age, RFC 9213 targeted fields, RFC 5861 stale
 directives, header forwarding (RFC 9110 section 7.6.1), transfer codings. Every test uses its own
 file, so the origin's per-path request counts are its own."""
-import http.client, json, os, time, urllib.parse
+import contextlib, http.client, json, os, time, urllib.parse
 from conftest import Eddy, request, sha
+
+
+@contextlib.contextmanager
+def configured(origins, tmp_path, yaml):
+    """An eddy of its own with `yaml` as its config file, stopped on leaving."""
+    ng, fo, _ = origins
+    conf = tmp_path / "eddy.yaml"
+    conf.write_text(yaml)
+    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(conf)])
+    try:
+        yield e
+    finally:
+        e.stop()
 
 
 def put(fo, name, size=5000, seed=7, age_days=None):
@@ -129,25 +142,23 @@ def test_stale_while_revalidate_serves_at_once_and_refreshes_once(eddy, origins)
 
 
 def test_stale_if_error_serves_the_stored_copy_on_a_5xx(origins, tmp_path):
-    ng, fo, _ = origins
-    conf = tmp_path / "eddy.yaml"
-    conf.write_text("serve_stale_on_error: 0\n")  # only the response's own stale-if-error
-    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(conf)])
-    try:
-        data = put(fo, "sie.bin")
-        put(fo, "nosie.bin")
-        allowed, plain = url("sie.bin", ("cc", "max-age=1, stale-if-error=60")), url("nosie.bin", ("cc", "max-age=1"))
-        assert e.get(allowed).status == 200 and e.get(plain).status == 200
-        time.sleep(2.2)
-        fail(fo, "sie.bin", "503")
-        fail(fo, "nosie.bin", "503")
-        r = e.get(allowed)
-        assert r.status == 200 and sha(r.body) == sha(data), "stale-if-error (RFC 5861 s4)"
-        assert e.get(plain).status >= 500, "no stale-if-error and serve_stale_on_error 0: the error"
-    finally:
-        fail(fo, "sie.bin", "")
-        fail(fo, "nosie.bin", "")
-        e.stop()
+    _, fo, _ = origins
+    # serve_stale_on_error 0: only the response's own stale-if-error.
+    with configured(origins, tmp_path, "serve_stale_on_error: 0\n") as e:
+        try:
+            data = put(fo, "sie.bin")
+            put(fo, "nosie.bin")
+            allowed, plain = url("sie.bin", ("cc", "max-age=1, stale-if-error=60")), url("nosie.bin", ("cc", "max-age=1"))
+            assert e.get(allowed).status == 200 and e.get(plain).status == 200
+            time.sleep(2.2)
+            fail(fo, "sie.bin", "503")
+            fail(fo, "nosie.bin", "503")
+            r = e.get(allowed)
+            assert r.status == 200 and sha(r.body) == sha(data), "stale-if-error (RFC 5861 s4)"
+            assert e.get(plain).status >= 500, "no stale-if-error and serve_stale_on_error 0: the error"
+        finally:
+            fail(fo, "sie.bin", "")
+            fail(fo, "nosie.bin", "")
 
 
 def test_heuristic_freshness_follows_last_modified(eddy, origins):
@@ -249,14 +260,59 @@ def test_a_put_invalidates_the_stored_response(eddy, origins):
 
 
 def test_a_request_body_over_max_body_size_is_413(origins, tmp_path):
-    ng, fo, _ = origins
-    conf = tmp_path / "eddy.yaml"
-    conf.write_text("max_body_size: 64K\n")
-    e = Eddy(str(tmp_path), ng, fo, extra=["--config", str(conf)])
-    try:
+    _, fo, _ = origins
+    with configured(origins, tmp_path, "max_body_size: 64K\n") as e:
         st, _, _ = send(e.port, "POST", "/f/upload-big", b"x" * (200 << 10))
         assert st == 413
         st, _, out = send(e.port, "POST", "/f/upload-small", b"x" * (10 << 10))
         assert st == 200 and json.loads(out)["length"] == 10 << 10
-    finally:
-        e.stop()
+
+
+def test_a_404_is_stored_for_negative_ttl_and_ranges_do_not_apply_to_it(origins, tmp_path):
+    _, fo, _ = origins
+    with configured(origins, tmp_path, "negative_ttl: 2\n") as e:
+        r = e.get("/f/neg404.bin")
+        assert r.status == 404 and "stored" in r.h("Cache-Status"), r.h("Cache-Status")
+        r = e.get("/f/neg404.bin", {"Range": "bytes=10-20"})
+        assert r.status == 404 and r.h("Content-Range") is None and "hit" in r.h("Cache-Status"), (r.status, r.h("Cache-Status"))
+        assert origin_requests(fo, "neg404.bin") == 1
+        data = put(fo, "neg404.bin")
+        assert e.get("/f/neg404.bin").status == 404, "still within negative_ttl"
+        time.sleep(2.2)
+        r = e.get("/f/neg404.bin")
+        assert r.status == 200 and sha(r.body) == sha(data), r.status
+        assert origin_requests(fo, "neg404.bin") == 2
+        r = e.get("/f/neg404.bin")
+        assert r.status == 200 and "hit" in r.h("Cache-Status") and sha(r.body) == sha(data)
+
+
+def test_a_410_with_max_age_is_stored_and_its_body_replayed(eddy, origins):
+    _, fo, _ = origins
+    u = url("gone.bin", ("status", "410"), ("cc", "max-age=600"))
+    first = eddy.get(u)
+    second = eddy.get(u)
+    assert first.status == second.status == 410
+    assert first.body == second.body == b"status 410 for /gone.bin\n"
+    assert "hit" in second.h("Cache-Status") and second.h("Cache-Control") == "max-age=600"
+    assert origin_requests(fo, "gone.bin") == 1
+
+
+def test_a_stored_301_keeps_its_location_mapped_to_eddy(eddy, origins):
+    _, fo, _ = origins
+    u = url("moved.bin", ("status", "301"), ("h", "Location: /moved-here.bin"))
+    for i in range(2):
+        r = eddy.get(u)
+        assert r.status == 301 and r.h("Location") == "/f/moved-here.bin", (r.status, r.h("Location"))
+        assert ("hit" in r.h("Cache-Status")) == (i == 1), r.h("Cache-Status")
+    assert origin_requests(fo, "moved.bin") == 1
+
+
+def test_a_302_is_stored_only_with_explicit_freshness_and_a_503_never(eddy, origins):
+    _, fo, _ = origins
+    for name, pairs, expected in [("r302plain.bin", [("status", "302"), ("cc", "none")], 2),
+                                  ("r302fresh.bin", [("status", "302"), ("cc", "max-age=60")], 1),
+                                  ("e503.bin", [("status", "503"), ("cc", "max-age=60")], 2)]:
+        u = url(name, ("h", "Location: /elsewhere.bin"), *pairs)
+        statuses = [eddy.get(u).status for _ in range(2)]
+        assert statuses == [int(pairs[0][1])] * 2, (name, statuses)
+        assert origin_requests(fo, name) == expected, name

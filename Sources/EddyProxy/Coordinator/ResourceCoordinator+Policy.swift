@@ -10,7 +10,7 @@ extension ResourceCoordinator {
     func freshness(_ policy: FreshnessPolicy) -> Freshness {
         let r = resource
         if let c = freshnessCache, c.version == r.version, c.storedAt == r.meta.storedAt { return c.freshness }
-        let f = Freshness.compute(headers: r.meta.headers.appending(validatorFields), responseTime: r.meta.storedAt, policy: policy)
+        let f = Freshness.compute(headers: r.meta.headers.appending(validatorFields), status: r.meta.status, responseTime: r.meta.storedAt, policy: policy)
         freshnessCache = (r.version, r.meta.storedAt, f)
         return f
     }

@@ -16,6 +16,10 @@ extension CacheExchange {
         let stored = services.responseHeaders(for: r)
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", services.age(r, now: services.loop.wallClock()))
+        if m.status != 200 {
+            respondWhole(r, stored: stored, extra: extra)
+            return
+        }
         switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
             finishWhole(status: 304, headers: stored.headers.appending(extra).withoutBodyFields())
@@ -62,15 +66,36 @@ extension CacheExchange {
         } else {
             for (n, v) in plan.bodyFields { extra.add(n, v) } // never among the stored fields (StoragePolicy)
         }
-        if !r.isComplete && m.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
-            // Bytes of responses without a validator can not be proven to belong together
-            // (RFC 9111 section 3.4), so what is missing is not fetched into this copy: the
-            // request goes to the origin whole, uncached.
+        startUnlessUnprovable(r, status: status, headers: multipart ?? stored, extra: extra)
+    }
+
+    /// A stored response other than a 200 (404, 410, a redirect...) is replayed whole with its
+    /// status: preconditions and Range apply to 2xx representations only (RFC 9110 sections
+    /// 13.2.1 and 14.2). A redirect's Location is mapped to eddy as on the pass-through path.
+    private func respondWhole(_ r: CachedResource, stored: HeaderBlock, extra: HTTPHeaders) {
+        var block = stored
+        if (300..<400).contains(r.meta.status), let mapped = services.clientLocation(stored.headers["Location"], base: url, form: form) {
+            var h = stored.headers
+            h.set("Location", mapped)
+            block = HeaderBlock(h)
+        }
+        var extra = extra
+        if let length = r.meta.length { extra.add("Content-Length", String(length)) }
+        chunked = r.meta.length == nil
+        pieces = [.resource(0..<(r.meta.length ?? Int.max))]
+        startUnlessUnprovable(r, status: r.meta.status, headers: block, extra: extra)
+    }
+
+    /// Streams the planned pieces, unless they need bytes that can not be proven to belong with
+    /// the stored ones: those of responses without a validator (RFC 9111 section 3.4). What is
+    /// missing is then not fetched into this copy; the request goes to the origin whole, uncached.
+    private func startUnlessUnprovable(_ r: CachedResource, status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
+        if !r.isComplete && r.meta.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
             pieces = []
             passThrough(transfer: nil, head: nil, refusal: "no validator")
             return
         }
-        startStreaming(status: status, headers: multipart ?? stored, extra: extra)
+        startStreaming(status: status, headers: headers, extra: extra)
     }
 
     /// True when every byte the pieces need is confirmed, or will be written by a fill already running.

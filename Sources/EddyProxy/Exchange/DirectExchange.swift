@@ -93,9 +93,8 @@ final class DirectExchange {
         st.forwardStatus = head.status
         h.set("Cache-Status", st.description)
         status = st
-        if (300..<400).contains(head.status), let loc = head.headers["Location"],
-           let target = URIReference.resolve(loc, against: url), let mapped = services.resolver.eddyTarget(for: target, form: form) {
-            h.set("Location", mapped) // a redirect must not lead the player around eddy
+        if (300..<400).contains(head.status), let mapped = services.clientLocation(head.headers["Location"], base: url, form: form) {
+            h.set("Location", mapped)
         }
         if head.status == 200, request.method == "GET",
            HLSPlaylist.isPlaylistType(head.headers["Content-Type"]) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) {

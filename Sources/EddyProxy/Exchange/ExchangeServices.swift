@@ -75,6 +75,13 @@ final class ExchangeServices {
         }
     }
 
+    /// A redirect's Location as the client must see it: the target through eddy in the URL form
+    /// the client used, so that a redirect does not lead the player around eddy; nil to keep it.
+    func clientLocation(_ location: String?, base: UpstreamURL, form: RequestForm) -> String? {
+        guard let location, let target = URIReference.resolve(location, against: base) else { return nil }
+        return resolver.eddyTarget(for: target, form: form)
+    }
+
     // MARK: - stored responses
 
     /// Freshness (RFC 9111 section 4.2), with the live-playlist rule (see `ResourceCoordinator.isFresh`).

@@ -96,7 +96,7 @@ struct ValidationStateMachine {
         if kind == .discovery {
             if let why = StoragePolicy.refusal(status: status, headers: headers, targeted: targeted) { return .passThrough(refusal: why) }
             return body(status: status, headers: headers, contentLength: contentLength).map {
-                .store(meta: meta(headers, length: $0.length, now: now), body: $0)
+                .store(meta: meta(status, headers, length: $0.length, now: now), body: $0)
             } ?? failure
         }
         guard let stored else { return .fail(reason: "no stored resource") }
@@ -117,7 +117,7 @@ struct ValidationStateMachine {
             return .fail(reason: reason)
         }
         guard let b = body(status: status, headers: headers, contentLength: contentLength) else { return failure }
-        let new = meta(headers, length: b.length, now: now)
+        let new = meta(status, headers, length: b.length, now: now)
         if !stored.sameRepresentation(as: new) || (status == 206 && stored.length != nil && stored.length != b.length) {
             return .newVersion(meta: new, body: b)
         }
@@ -136,7 +136,8 @@ struct ValidationStateMachine {
     /// The span a 200 or 206 carries, checked against what was asked (RFC 9110 section 14.4);
     /// nil when it can not be used.
     private mutating func body(status: Int, headers: HTTPHeaders, contentLength: Int?) -> Body? {
-        if status == 200 { return Body(start: 0, length: contentLength, isFull: true, openEnded: false) }
+        // Anything but a 206 is the whole response from byte 0 (a 404 ignores Range).
+        if status != 206 { return Body(start: 0, length: contentLength, isFull: true, openEnded: false) }
         guard let asked else {
             lastFailure = "206 to a request without Range"
             return nil
@@ -155,8 +156,10 @@ struct ValidationStateMachine {
         }
     }
 
-    private func meta(_ headers: HTTPHeaders, length: Int?, now: Int) -> ResourceMeta {
+    /// A 206 stores part of the 200 representation; any other status is stored as it is.
+    private func meta(_ status: Int, _ headers: HTTPHeaders, length: Int?, now: Int) -> ResourceMeta {
         ResourceMeta(length: length, etag: headers["ETag"], lastModified: headers["Last-Modified"],
-                     contentType: headers["Content-Type"], headers: StoragePolicy.replayed(headers), storedAt: now)
+                     contentType: headers["Content-Type"], headers: StoragePolicy.replayed(headers), storedAt: now,
+                     status: status == 206 ? 200 : status)
     }
 }

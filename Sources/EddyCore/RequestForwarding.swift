@@ -24,9 +24,9 @@ public enum RequestForwarding {
     /// The end-to-end fields of a client's request a cache fill carries (Cookie, Referer, Origin,
     /// Accept-Language, custom tokens...). A fill is shared: later clients read what the first
     /// one's fields fetched.
-    public static func fill(_ h: HTTPHeaders) -> HTTPHeaders {
-        filter(h, dropping: neverForwarded.union(controlledByFills))
-    }
+    public static func fill(_ h: HTTPHeaders) -> HTTPHeaders { filter(h, dropping: droppedByFills) }
+
+    private static let droppedByFills = neverForwarded.union(controlledByFills)
 
     private static func filter(_ h: HTTPHeaders, dropping: Set<String>) -> HTTPHeaders {
         let named = StoragePolicy.connectionOptions(h)

@@ -7,8 +7,20 @@ import EddyCore
 struct FetchContext {
     let url: UpstreamURL
     let checkAddress: Bool
-    let userAgent: String?
-    var headers = HTTPHeaders()
+    /// Who supplies the client's fields, asked only when a fill is built: a hit never needs them
+    /// (building them on every request was 7% of a small hit's time). None for prefetch.
+    let client: (any FetchClient)?
+
+    init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil) {
+        self.url = url
+        self.checkAddress = checkAddress
+        self.client = client
+    }
+
+    /// The client's User-Agent.
+    var userAgent: String? { client?.userAgent }
+    /// The client's end-to-end fields a fill forwards.
+    var headers: HTTPHeaders { client?.forwardedFields ?? HTTPHeaders() }
 
     /// The cache key: the normalized upstream URL.
     var key: String { url.description }

@@ -61,8 +61,10 @@ final class CacheExchange {
 
     var coordinators: Coordinators { services.coordinators }
     /// What fills this response starts send upstream: the client's end-to-end fields and chain.
-    lazy var fetchContext = FetchContext(url: url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
-                                         headers: services.upstreamFields(for: request, fill: true))
+    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self) }
+    /// The client's fields for fills (`FetchClient`), built when the first fill asks.
+    lazy var forwardedFields = services.upstreamFields(for: request, fill: true)
+    var userAgent: String? { request.headers["User-Agent"] }
 
     /// Takes a playback ticket on `r`, which holds it until the response ends.
     func hold(_ r: CachedResource) {
@@ -81,10 +83,11 @@ final class CacheExchange {
             }
         }
         let c = stored.map { coordinators.of($0) }
-        let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: stored.map { services.isFresh($0, now: now) } ?? false,
+        let fresh = stored.map { services.isFresh($0, now: now) } ?? false
+        let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.discovering[key] != nil,
-                                                   staleWhileRevalidate: stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false)
+                                                   staleWhileRevalidate: !fresh && stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false)
         machine.lookedUp(lookup)
         switch lookup {
         case .hit:
@@ -262,7 +265,7 @@ final class CacheExchange {
     }
 }
 
-extension CacheExchange: HeadWaiter, TicketConsumer {
+extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
     var isWaiting: Bool { !done }
 
     func headArrived(_ outcome: HeadOutcome) {

@@ -109,7 +109,7 @@ final class Playlists {
                 logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
                 continue
             }
-            let fetch = FetchContext(url: next, checkAddress: checkAddress, userAgent: nil)
+            let fetch = FetchContext(url: next, checkAddress: checkAddress)
             if let r = cache.lookup(k, now: now) {
                 // A prefetch ticket from the first missing byte to the end: the coordinator fills
                 // the gaps, sharing any fill a player starts meanwhile, and closes it when done.

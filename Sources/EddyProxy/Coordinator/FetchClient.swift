@@ -1,0 +1,9 @@
+import EddyCore
+
+/// The request a fill is made for, asked for its fields when the fill is built.
+protocol FetchClient: AnyObject {
+    /// The client's User-Agent, sent on as eddy's own.
+    var userAgent: String? { get }
+    /// The end-to-end fields a fill forwards (see `ExchangeServices.upstreamFields`).
+    var forwardedFields: HTTPHeaders { get }
+}

@@ -12,7 +12,7 @@ import Glibc
 public final class UpstreamTransfer {
     let easy: UnsafeMutableRawPointer
     private unowned let multi: CurlMulti
-    /// The request as sent.
+    /// The request as sent, less its body: curl keeps its own copy of that (`COPYPOSTFIELDS`).
     public let request: UpstreamRequest
     /// Receives the final response head (1xx heads are skipped). Return false to abort.
     public var onHead: ((UpstreamHead) -> Bool)?
@@ -56,7 +56,10 @@ public final class UpstreamTransfer {
 
     public init(multi: CurlMulti, request: UpstreamRequest, timeouts: Timeouts = Timeouts()) {
         self.multi = multi
-        self.request = request
+        // A body (up to max_body_size) is held by evhttp and by curl already; not a third time here.
+        var kept = request
+        kept.body = nil
+        self.request = kept
         connectTimeout = Double(timeouts.connect)
         easy = curl_easy_init()
         let me = Unmanaged.passUnretained(self).toOpaque()

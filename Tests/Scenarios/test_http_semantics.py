@@ -47,6 +47,26 @@ def fail(fo, name, how):
     request(fo.port, "/_set?" + urllib.parse.urlencode({"path": "/" + name, "fail": how}))
 
 
+@contextlib.contextmanager
+def stale_and_failing(e, fo, how, *files):
+    """Each (name, cache-control) stored through eddy `e`, then stale (2.2 s later; give lifetimes
+    of 1 s) while the origin fails `how` for it, until the block ends. Yields [(url, body)]."""
+    stored = []
+    for name, cc in files:
+        data = put(fo, name)
+        u = url(name, ("cc", cc))
+        assert e.get(u).status == 200
+        stored.append((u, data))
+    time.sleep(2.2)
+    for name, _ in files:
+        fail(fo, name, how)
+    try:
+        yield stored
+    finally:
+        for name, _ in files:
+            fail(fo, name, "")
+
+
 def test_age_grows_from_the_upstream_value(eddy, origins):
     _, fo, _ = origins
     data = put(fo, "age1.bin")
@@ -95,20 +115,11 @@ def test_invalid_expires_forms_are_already_expired(eddy, origins):
 
 def test_s_maxage_is_never_served_stale_but_max_age_is(eddy, origins):
     _, fo, _ = origins
-    data = put(fo, "smax.bin")
-    put(fo, "plainmax.bin")
-    strict, lax = url("smax.bin", ("cc", "s-maxage=1")), url("plainmax.bin", ("cc", "max-age=1"))
-    assert eddy.get(strict).status == 200 and eddy.get(lax).status == 200
-    time.sleep(2.2)
-    fail(fo, "smax.bin", "drop")
-    fail(fo, "plainmax.bin", "drop")
-    try:
+    with stale_and_failing(eddy, fo, "drop", ("smax.bin", "s-maxage=1"), ("plainmax.bin", "max-age=1")) as stored:
+        (strict, _), (lax, data) = stored
         assert eddy.get(strict).status in (502, 504), "s-maxage implies proxy-revalidate (RFC 9111 s5.2.2.10)"
         r = eddy.get(lax)
         assert r.status == 200 and sha(r.body) == sha(data) and "stale" in r.h("Cache-Status")
-    finally:
-        fail(fo, "smax.bin", "")
-        fail(fo, "plainmax.bin", "")
 
 
 def test_cdn_cache_control_wins_over_cache_control(eddy, origins):
@@ -144,21 +155,12 @@ def test_stale_while_revalidate_serves_at_once_and_refreshes_once(eddy, origins)
 def test_stale_if_error_serves_the_stored_copy_on_a_5xx(origins, tmp_path):
     _, fo, _ = origins
     # serve_stale_on_error 0: only the response's own stale-if-error.
-    with configured(origins, tmp_path, "serve_stale_on_error: 0\n") as e:
-        try:
-            data = put(fo, "sie.bin")
-            put(fo, "nosie.bin")
-            allowed, plain = url("sie.bin", ("cc", "max-age=1, stale-if-error=60")), url("nosie.bin", ("cc", "max-age=1"))
-            assert e.get(allowed).status == 200 and e.get(plain).status == 200
-            time.sleep(2.2)
-            fail(fo, "sie.bin", "503")
-            fail(fo, "nosie.bin", "503")
-            r = e.get(allowed)
-            assert r.status == 200 and sha(r.body) == sha(data), "stale-if-error (RFC 5861 s4)"
-            assert e.get(plain).status >= 500, "no stale-if-error and serve_stale_on_error 0: the error"
-        finally:
-            fail(fo, "sie.bin", "")
-            fail(fo, "nosie.bin", "")
+    with configured(origins, tmp_path, "serve_stale_on_error: 0\n") as e, \
+         stale_and_failing(e, fo, "503", ("sie.bin", "max-age=1, stale-if-error=60"), ("nosie.bin", "max-age=1")) as stored:
+        (allowed, data), (plain, _) = stored
+        r = e.get(allowed)
+        assert r.status == 200 and sha(r.body) == sha(data), "stale-if-error (RFC 5861 s4)"
+        assert e.get(plain).status >= 500, "no stale-if-error and serve_stale_on_error 0: the error"
 
 
 def test_heuristic_freshness_follows_last_modified(eddy, origins):

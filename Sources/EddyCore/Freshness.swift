@@ -62,8 +62,9 @@ public struct Freshness: Equatable, Sendable {
     public static func initialAge(headers h: HTTPHeaders, requestTime: Int, responseTime: Int) -> Int {
         let date = h["Date"].flatMap { HTTPDate.parse($0, now: responseTime) }
         let apparent = date.map { Swift.max(0, responseTime - $0) } ?? 0
-        // Age is a non-negative integer (section 5.1); an invalid one is ignored.
-        let ageValue = h["Age"].flatMap { RangeHeader.parseDigits(Substring($0.trimmingOWS())) } ?? 0
+        // Age is a non-negative integer (section 5.1); an invalid one is ignored, and one past
+        // 2^31 is taken as 2^31 (section 1.2.2), so an origin's huge Age can not overflow the sum.
+        let ageValue = Swift.min(h["Age"].flatMap { RangeHeader.parseDigits(Substring($0.trimmingOWS())) } ?? 0, 1 << 31)
         let corrected = ageValue + Swift.max(0, responseTime - requestTime)
         return Swift.min(Swift.max(apparent, corrected), Int(Int32.max))
     }

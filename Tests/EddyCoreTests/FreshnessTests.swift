@@ -104,6 +104,14 @@ final class FreshnessTests: XCTestCase {
         XCTAssertNil(compute("max-age=60").staleIfError)
     }
 
+    func test_initialAge_ofAHugeAge_isCappedAndDoesNotOverflow() {
+        // Found by FuzzHeaders: 40 digits saturate to Int.max, and adding the delay trapped.
+        let h = HTTPHeaders([("Age", String(repeating: "6", count: 40))])
+        XCTAssertEqual(Freshness.initialAge(headers: h, requestTime: 1_000, responseTime: 1_005), Int(Int32.max))
+        let justOver = HTTPHeaders([("Age", "2147483648")])
+        XCTAssertEqual(Freshness.initialAge(headers: justOver, requestTime: 0, responseTime: 0), Int(Int32.max))
+    }
+
     func test_initialAge_isTheLargerOfApparentAgeAndAgePlusDelay() {
         // RFC 9111 section 4.2.3.
         var h = HTTPHeaders()

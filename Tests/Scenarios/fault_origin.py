@@ -17,6 +17,7 @@ on request through query parameters (so each behaviour is also its own cache key
                   (trickle and stall end their handler when the client disconnects, and after
                   at most 600 s in any case)
 
+  head_delay=S    wait S seconds (a float) before answering
   status=N        answer N with the body "status N for PATH\n" (and cc, h), whatever the file
   h=Name:Value    add a response header (repeatable)
   te=CODING       send Transfer-Encoding: CODING and the body as it is
@@ -127,6 +128,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
+        if "head_delay" in q:
+            time.sleep(float(q["head_delay"]))
         if "status" in q:
             body = ("status %s for %s\n" % (q["status"], u.path)).encode()
             self.send_response(int(q["status"]))

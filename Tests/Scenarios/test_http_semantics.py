@@ -90,6 +90,17 @@ def test_an_upstream_age_beyond_max_age_is_stale_at_once(eddy, origins):
     assert origin_requests(fo, "age2.bin") == 2
 
 
+def test_an_origins_huge_age_is_capped_not_a_crash(eddy, origins):
+    # 40 digits, and a head that takes over a second: before the fix, Age + the request's delay
+    # overflowed and the process trapped.
+    _, fo, _ = origins
+    data = put(fo, "age3.bin")
+    r = eddy.get(url("age3.bin", ("cc", "max-age=3600"), ("h", "Age: " + "6" * 40), ("head_delay", "1.2")))
+    assert r.status == 200 and sha(r.body) == sha(data)
+    assert int(r.h("Age")) == 2 ** 31 - 1, r.h("Age")
+    assert eddy.get("/f/age3.bin").status == 200 and eddy.proc.poll() is None
+
+
 def test_invalid_expires_forms_are_already_expired(eddy, origins):
     _, fo, _ = origins
     future = time.strftime("%a, %d %b %Y %H:%M:%S", time.gmtime(time.time() + 3600))

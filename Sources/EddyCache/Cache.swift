@@ -30,6 +30,11 @@ public protocol Cache: AnyObject {
     /// Forgets a resource: its index row and data file.
     func remove(_ r: CachedResource)
 
+    /// The variants stored for the URL key `base` (keys starting with `VaryKey.prefix(base)`),
+    /// most recently used first. `committedOnly` reads only the index (one range scan), leaving
+    /// out variants inserted since the last commit, which the caller knows of.
+    func variants(of base: String, committedOnly: Bool) -> [(key: String, lastAccess: Int)]
+
     // MARK: Reading
 
     /// The sub-ranges of `range` that are not confirmed, ascending; empty when all of it is.

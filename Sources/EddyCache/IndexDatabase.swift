@@ -161,6 +161,17 @@ final class IndexDatabase {
         return out
     }
 
+    /// Loop thread: committed rows whose key lies strictly between `low` and `high` (a range scan
+    /// of the key index), most recently used first.
+    func keys(between low: String, and high: String) throws -> [(id: Int, key: String, lastAccess: Int)] {
+        let s = try reader.prepare("SELECT id, key, last_access FROM resources WHERE key > ?1 AND key < ?2 ORDER BY last_access DESC")
+        s.bind(1, low)
+        s.bind(2, high)
+        var out: [(Int, String, Int)] = []
+        while try s.step() { out.append((s.int(0), s.string(1) ?? "", s.int(2))) }
+        return out
+    }
+
     /// Index queue: writes the rows in one transaction.
     func commit(upserts: [Row], deletes: [Int]) throws {
         try writer.exec("BEGIN IMMEDIATE")

@@ -23,12 +23,9 @@ public enum StoragePolicy {
         if cc.noStore { return "no-store" }
         if cc.isPrivate { return "private" }
         if headers["Set-Cookie"] != nil && !cc.isPublic { return "set-cookie" }
-        if let vary = headers.combined("Vary") {
-            // eddy never sends Accept-Encoding upstream, so every client gets the identity bytes;
-            // any other Vary would need a key per variant, which eddy does not keep.
-            let fields = vary.split(separator: ",").map { $0.trimmingOWS().lowercased() }
-            if fields.contains(where: { $0 != "accept-encoding" }) { return "vary" }
-        }
+        // Vary: * is never matched by a later request (RFC 9111 section 4.1); other Vary fields
+        // select a variant stored under its own key (see `VaryKey`).
+        if VaryKey.fields(headers.values("Vary")) == nil { return "vary *" }
         return nil
     }
 

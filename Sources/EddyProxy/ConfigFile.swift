@@ -52,6 +52,9 @@ public enum ConfigFile {
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
             case "header_timeout": c.limits.headerTimeout = try int(value, key)
             case "prefetch_segments": c.prefetchSegments = try int(value, key)
+            case "max_variants":
+                c.maxVariants = try int(value, key)
+                guard c.maxVariants >= 1 else { throw ConfigError(description: "max_variants: expected at least 1") }
             case "cache_keys":
                 guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }
                 c.cacheKeys = b

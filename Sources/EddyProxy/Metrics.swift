@@ -17,6 +17,8 @@ public final class Metrics {
     public var bytesFromOrigin = 0
     public var memoryHits = 0
     public var invalidations = 0
+    /// Variants removed to keep a URL within `max_variants`.
+    public var variantsRetired = 0
 
     public init() {}
 
@@ -40,6 +42,7 @@ public final class Metrics {
             ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
             ("eddy_memory_hits_total", "Responses whose body was served from memory", memoryHits),
             ("eddy_invalidations_total", "Stored responses invalidated by unsafe requests (RFC 9111 section 4.4)", invalidations),
+            ("eddy_variants_retired_total", "Stored variants removed to keep a URL within max_variants (RFC 9111 section 4.1)", variantsRetired),
         ]
         var out = ""
         for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }

@@ -62,6 +62,7 @@ public final class Proxy {
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: config.upstreamTimeouts.stall)
         coordinators.targetedFields = config.freshness.targetedFields
+        coordinators.maxVariants = config.maxVariants
         playlists = Playlists(cache: store, coordinators: coordinators, resolver: resolver, metrics: metrics, logger: logger,
                               loop: loop, prefetchSegments: config.prefetchSegments)
         playlists.cacheAvailable = store.isAvailable

@@ -35,6 +35,8 @@ public struct ProxyConfig: Sendable {
     public var admin: (host: String, port: Int)?
     /// Media segments to prefetch after the one a player takes (0 = off).
     public var prefetchSegments = 3
+    /// Variants stored per URL whose responses vary on request fields (RFC 9111 section 4.1).
+    public var maxVariants = 8
     /// Store AES-128 keys in the cache (off: keys are always fetched from the origin).
     public var cacheKeys = false
     /// Memory for small complete bodies served without a disk read (0 = off). See `MemoryTier`.

@@ -68,11 +68,16 @@ final class StoragePolicyTests: XCTestCase {
         XCTAssertNil(refusal(200, [("Vary", "Accept-Encoding"), ("Vary", "ACCEPT-ENCODING")]))
     }
 
-    func test_refusal_varyOtherField_isRefused() {
-        XCTAssertEqual(refusal(200, [("Vary", "Cookie")]), "vary")
-        XCTAssertEqual(refusal(200, [("Vary", "Accept-Encoding, Cookie")]), "vary")
-        XCTAssertEqual(refusal(200, [("Vary", "Accept-Encoding"), ("Vary", "User-Agent")]), "vary")
-        XCTAssertEqual(refusal(200, [("Vary", "*")]), "vary")
+    func test_refusal_varyOtherField_isStoredPerVariant() {
+        XCTAssertNil(refusal(200, [("Vary", "Cookie")]))
+        XCTAssertNil(refusal(200, [("Vary", "Accept-Encoding, Cookie")]))
+        XCTAssertNil(refusal(200, [("Vary", "Accept-Encoding"), ("Vary", "User-Agent")]))
+    }
+
+    func test_refusal_varyStar_isRefused() {
+        XCTAssertEqual(refusal(200, [("Vary", "*")]), "vary *")
+        XCTAssertEqual(refusal(200, [("Vary", "Accept-Language, *")]), "vary *")
+        XCTAssertEqual(refusal(200, [("Vary", "Accept-Language"), ("Vary", " * ")]), "vary *")
     }
 
     func test_refusal_setCookie_isRefused() {

@@ -30,7 +30,7 @@ POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"me
 "sha256"} of the request body they read (Content-Length or chunked).
 Every request is logged to stderr with its Range and If-Range headers.
 """
-import argparse, email.utils, hashlib, json, os, re, select, socket, socketserver, sys, threading, time
+import argparse, email.utils, hashlib, json, os, re, select, socket, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
@@ -130,19 +130,16 @@ class Handler(BaseHTTPRequestHandler):
             return
         if "head_delay" in q:
             time.sleep(float(q["head_delay"]))
+        if "vary" in q:
+            # vary=F1,F2: a body made from the request's values of the fields, sent with Vary: F1,F2,
+            # large enough (size=N, default 300000) to span blocks, so a wrong variant shows in its sha256.
+            seed = "|".join("%s=%s" % (f, self.headers.get(f, "<absent>")) for f in q["vary"].split(","))
+            size = int(q.get("size", "300000"))
+            body = ((seed.encode() + b"\n") * (size // (len(seed) + 1) + 1))[:size]
+            return self.send_whole(200, body, q, [("Vary", q["vary"]), ("ETag", '"%08x"' % zlib.crc32(body))], head, u.path)
         if "status" in q:
             body = ("status %s for %s\n" % (q["status"], u.path)).encode()
-            self.send_response(int(q["status"]))
-            if cc_value(q):
-                self.send_header("Cache-Control", cc_value(q))
-            for k, v in extra:
-                self.send_header(k.strip(), v.strip())
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if not head:
-                self.wfile.write(body)
-                count(u.path, len(body))
-            return
+            return self.send_whole(int(q["status"]), body, q, extra, head, u.path)
         fpath = os.path.join(self.root, unquote(u.path).lstrip("/"))
         if not os.path.isfile(fpath):
             self.send_response(404)
@@ -300,6 +297,19 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+
+    def send_whole(self, status, body, q, fields, head, path):
+        """A whole response with the cc= Cache-Control and `fields`."""
+        self.send_response(status)
+        if cc_value(q):
+            self.send_header("Cache-Control", cc_value(q))
+        for k, v in fields:
+            self.send_header(k.strip(), v.strip())
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+            count(path, len(body))
 
     def send_json(self, obj):
         body = json.dumps(obj).encode()

@@ -20,6 +20,8 @@ final class Coordinators {
     let stallTimeout: Int
     /// Targeted cache-control fields obeyed instead of Cache-Control (RFC 9213).
     var targetedFields = FreshnessPolicy().targetedFields
+    /// Variants kept per URL whose responses vary (see `storageKey`).
+    var maxVariants = 8
     /// Discovery fills by cache key: later requests for the same URL wait on them.
     var discovering: [String: FillSession] = [:]
     /// Every fill whose transfer is in flight.

@@ -6,4 +6,6 @@ protocol FetchClient: AnyObject {
     var userAgent: String? { get }
     /// The end-to-end fields a fill forwards (see `ExchangeServices.upstreamFields`).
     var forwardedFields: HTTPHeaders { get }
+    /// The request's own fields, which select a variant of a varying response (RFC 9111 section 4.1).
+    var requestHeaders: HTTPHeaders { get }
 }

@@ -10,18 +10,21 @@ struct FetchContext {
     /// Who supplies the client's fields, asked only when a fill is built: a hit never needs them
     /// (building them on every request was 7% of a small hit's time). None for prefetch.
     let client: (any FetchClient)?
+    /// The cache key the fill is discovered under: the URL's, or the variant's the client selects
+    /// (see `Coordinators.resolve`).
+    let key: String
 
-    init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil) {
+    init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil) {
         self.url = url
         self.checkAddress = checkAddress
         self.client = client
+        self.key = key ?? url.description
     }
 
     /// The client's User-Agent.
     var userAgent: String? { client?.userAgent }
     /// The client's end-to-end fields a fill forwards.
     var headers: HTTPHeaders { client?.forwardedFields ?? HTTPHeaders() }
-
-    /// The cache key: the normalized upstream URL.
-    var key: String { url.description }
+    /// The fields that select a variant: the client's request's (none for prefetch).
+    var requestHeaders: HTTPHeaders { client?.requestHeaders ?? HTTPHeaders() }
 }

@@ -12,7 +12,13 @@ final class CacheExchange {
     let services: ExchangeServices
     let request: ServerRequest
     let url: UpstreamURL
-    let key: String
+    /// The URL's cache key.
+    let base: String
+    /// The key this response reads: `base`, or the variant the request selects (RFC 9111
+    /// section 4.1), known after the lookup.
+    var key: String
+    /// Lookups made again because a response arrived that varies (see `resourceReady`).
+    var reresolved = 0
     let checkAddress: Bool
     /// The URL form the client used; rewritten playlist URIs use the same.
     let form: RequestForm
@@ -53,7 +59,8 @@ final class CacheExchange {
         self.request = request
         self.url = url
         self.form = form
-        self.key = url.description
+        self.base = url.description
+        self.key = base
         self.checkAddress = checkAddress
     }
 
@@ -61,10 +68,11 @@ final class CacheExchange {
 
     var coordinators: Coordinators { services.coordinators }
     /// What fills this response starts send upstream: the client's end-to-end fields and chain.
-    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self) }
+    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self, key: key) }
     /// The client's fields for fills (`FetchClient`), built when the first fill asks.
     lazy var forwardedFields = services.upstreamFields(for: request, fill: true)
     var userAgent: String? { request.headers["User-Agent"] }
+    var requestHeaders: HTTPHeaders { request.headers }
 
     /// Takes a playback ticket on `r`, which holds it until the response ends.
     func hold(_ r: CachedResource) {
@@ -72,9 +80,10 @@ final class CacheExchange {
     }
 
     func begin() {
-        services.playlists.prefetch(after: key)
+        services.playlists.prefetch(after: base)
         let now = services.loop.wallClock()
-        let stored = services.cache.lookup(key, now: now)
+        let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: now)
+        key = resolved
         if let r = stored {
             hold(r)
             let c = coordinators.of(r)
@@ -170,7 +179,23 @@ final class CacheExchange {
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
     func resourceReady() {
         guard !done else { return }
-        if resource == nil, let r = services.cache.lookup(key, now: services.loop.wallClock()) { hold(r) }
+        let now = services.loop.wallClock()
+        if let r = resource, services.cache.lookup(key, now: now) !== r {
+            releaseResource() // dropped because the origin's Vary changed (see `FillSession.received`)
+        }
+        if resource == nil {
+            let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: now)
+            if let stored, resolved == key || reresolved >= 2 {
+                hold(stored)
+            } else if resolved != key && reresolved < 2 {
+                // The head this response waited for varies (RFC 9111 section 4.1) on fields it was
+                // not looked up by: look up its own variant, which may mean a fetch of its own.
+                reresolved += 1
+                key = resolved
+                begin()
+                return
+            }
+        }
         guard let r = resource else { headFailed(reason: "resource vanished", timeout: false); return }
         respond(r)
     }

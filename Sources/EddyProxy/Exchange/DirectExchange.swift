@@ -3,7 +3,7 @@ import EddyHLS
 import EddyLoop
 
 /// Passes one response through without storing it: for responses a shared cache must not keep
-/// (no-store, private, Vary, errors, Set-Cookie), requests with credentials, and methods or
+/// (no-store, private, Vary: *, errors, Set-Cookie), requests with credentials, and methods or
 /// resources eddy does not cache. Flow control: the upstream transfer pauses while the client's
 /// output buffer is above the high-water mark and resumes when it drains.
 final class DirectExchange {

@@ -69,9 +69,10 @@ final class ExchangeServices {
         }
         let now = loop.wallClock()
         for t in targets {
-            guard let r = cache.lookup(t.description, now: now) else { continue }
-            coordinators.of(r).invalidate()
-            metrics.invalidations += 1
+            for r in coordinators.storedResponses(for: t.description, now: now) {
+                coordinators.of(r).invalidate()
+                metrics.invalidations += 1
+            }
         }
     }
 

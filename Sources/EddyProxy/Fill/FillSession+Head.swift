@@ -9,7 +9,12 @@ extension FillSession {
     func received(head: UpstreamHead) -> Bool {
         self.head = head
         let now = coordinators.loop.wallClock()
-        if let r = resource { validation.stored = r.meta }
+        if let r = resource {
+            // A 304 need not repeat Vary, though it should (RFC 9110 section 15.4.5).
+            let checks = [200, 206].contains(head.status) || (head.status == 304 && head.headers["Vary"] != nil)
+            if checks && coordinators.varyChanged(r, head.headers) { return storedVaryChanged(r) }
+            validation.stored = r.meta
+        }
         switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
                                          requestedAt: requestedAt) {
         case let .passThrough(why):
@@ -19,7 +24,8 @@ extension FillSession {
             return handedOver // the owner streams the rest of this response; otherwise stop it
         case let .store(meta, body):
             if body.openEnded { machine.openEnd() }
-            let r = coordinators.cache.insert(key: fetch.key, meta: meta, now: now)
+            let key = coordinators.storageKey(for: fetch, responseHeaders: head.headers, now: now)
+            let r = coordinators.cache.insert(key: key, meta: meta, now: now)
             attach(to: r, body)
             if isPrefetch {
                 // The player is about to ask: the whole body is wanted even with no response open.
@@ -59,6 +65,18 @@ extension FillSession {
             coordinators.of(r).versionChanged(by: self)
             return attachStored(r, body)
         }
+    }
+
+    /// The origin began to vary, stopped, or varies on other fields than `r` was stored by: `r`
+    /// can not be matched to requests any more (RFC 9111 section 4.1). It is dropped, and the
+    /// responses waiting for this head look up again, finding or fetching their own variant.
+    private func storedVaryChanged(_ r: CachedResource) -> Bool {
+        coordinators.logger.info("origin's Vary changed; dropping the stored response", metadata: ["url": "\(url)"])
+        let waiters = takeHeadWaiters()
+        fail("vary changed")
+        coordinators.of(r).drop()
+        for w in waiters { w.headArrived(.ready) }
+        return false
     }
 
     /// Revalidations, and range fills a response waits on before its head (see

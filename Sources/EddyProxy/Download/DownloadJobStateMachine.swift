@@ -1,0 +1,109 @@
+/// A download job's life as a value (swift-nio's style, like the coordinator's machines): events
+/// in, the state and an action out; the download engine performs the actions. No I/O, no clock: the
+/// caller passes the time and the jitter.
+public struct DownloadJobStateMachine: Equatable, Sendable {
+    public enum Action: Equatable, Sendable {
+        case none
+        /// Start (or go on) fetching the job's missing segments.
+        case fetch
+        /// Stop every request of the job in flight.
+        case stopFetching
+        /// Fetch again at `at` (seconds on the caller's clock).
+        case retry(at: Double)
+        /// The job is complete: pin what it stored, tell listeners.
+        case complete
+    }
+
+    public private(set) var state: DownloadState
+    /// Why the job failed: the segment and the last error.
+    public private(set) var failure: String?
+    /// When a job waiting for the origin fetches again.
+    public private(set) var retryAt: Double?
+    public var retries: Int
+    public var backoff = RetryBackoff()
+
+    /// A new job is queued; a job read back after a restart starts where it was, except that a
+    /// running or waiting one is queued again (its requests died with the process).
+    public init(restoring state: DownloadState = .queued, failure: String? = nil, retries: Int = 10) {
+        self.state = state.holdsSlot ? .queued : state
+        self.failure = failure
+        self.retries = Swift.max(1, retries)
+    }
+
+    /// A parallel-download slot is free for this queued job.
+    public mutating func slotGranted() -> Action {
+        guard state == .queued else { return .none }
+        state = .running
+        return .fetch
+    }
+
+    public mutating func pause() -> Action {
+        switch state {
+        case .queued: state = .paused; return .none
+        case .running, .waitingForOrigin:
+            state = .paused
+            retryAt = nil
+            return .stopFetching
+        default: return .none
+        }
+    }
+
+    /// A paused job, or a failed one (the user retries it), queues again.
+    public mutating func resume() -> Action {
+        guard state == .paused || state == .failed else { return .none }
+        state = .queued
+        failure = nil
+        return .none
+    }
+
+    public mutating func cancel() -> Action {
+        guard !state.isTerminal || state == .failed else { return .none }
+        let wasFetching = state.holdsSlot
+        state = .cancelled
+        retryAt = nil
+        return wasFetching ? .stopFetching : .none
+    }
+
+    /// A segment's bytes are all stored.
+    public mutating func segmentSucceeded() -> Action {
+        guard state == .waitingForOrigin else { return .none }
+        state = .running
+        retryAt = nil
+        return .fetch
+    }
+
+    /// A request for `segment` failed for the `consecutive`-th time in a row. Below the limit the
+    /// job waits for the origin (if not already waiting for a later time); at it, the job fails
+    /// and names the segment: never a silent hole.
+    public mutating func segmentFailed(_ segment: String, reason: String, consecutive: Int, retryAfter: Double?,
+                                       now: Double, jitter: Double) -> Action {
+        guard state == .running || state == .waitingForOrigin else { return .none }
+        if consecutive >= retries {
+            state = .failed
+            failure = "\(segment): \(reason) (\(consecutive) attempts)"
+            retryAt = nil
+            return .stopFetching
+        }
+        let at = now + backoff.delay(failures: consecutive, retryAfter: retryAfter, jitter: jitter)
+        state = .waitingForOrigin
+        if let r = retryAt, r >= at { return .none }
+        retryAt = at
+        return .retry(at: at)
+    }
+
+    /// The backoff is over.
+    public mutating func retryDue(now: Double) -> Action {
+        guard state == .waitingForOrigin, let r = retryAt, now >= r else { return .none }
+        state = .running
+        retryAt = nil
+        return .fetch
+    }
+
+    /// Every selected segment is stored.
+    public mutating func allStored() -> Action {
+        guard state == .running || state == .waitingForOrigin else { return .none }
+        state = .completed
+        retryAt = nil
+        return .complete
+    }
+}

@@ -179,12 +179,8 @@ final class CacheExchange {
     /// Called when the resource's metadata is current (fresh, refreshed, or just discovered).
     func resourceReady() {
         guard !done else { return }
-        let now = services.loop.wallClock()
-        if let r = resource, services.cache.lookup(key, now: now) !== r {
-            releaseResource() // dropped because the origin's Vary changed (see `FillSession.received`)
-        }
         if resource == nil {
-            let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: now)
+            let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: services.loop.wallClock())
             if let stored, resolved == key || reresolved >= 2 {
                 hold(stored)
             } else if resolved != key && reresolved < 2 {
@@ -295,7 +291,11 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
 
     func headArrived(_ outcome: HeadOutcome) {
         switch outcome {
-        case .ready: resourceReady()
+        case .ready:
+            // The stored resource this waited on is gone when the origin's Vary changed (see
+            // `FillSession.storedVaryChanged`): look up again. Checked here, not on every hit.
+            if let r = resource, services.cache.lookup(key, now: services.loop.wallClock()) !== r { releaseResource() }
+            resourceReady()
         case let .notStorable(transfer, head, refusal): passThrough(transfer: transfer, head: head, refusal: refusal)
         case let .failed(reason, timeout): headFailed(reason: reason, timeout: timeout)
         }

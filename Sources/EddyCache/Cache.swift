@@ -31,9 +31,8 @@ public protocol Cache: AnyObject {
     func remove(_ r: CachedResource)
 
     /// The variants stored for the URL key `base` (keys starting with `VaryKey.prefix(base)`),
-    /// most recently used first. `committedOnly` reads only the index (one range scan), leaving
-    /// out variants inserted since the last commit, which the caller knows of.
-    func variants(of base: String, committedOnly: Bool) -> [(key: String, lastAccess: Int)]
+    /// committed or not, most recently used first.
+    func variants(of base: String) -> [(key: String, lastAccess: Int)]
 
     // MARK: Reading
 

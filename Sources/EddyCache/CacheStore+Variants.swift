@@ -3,7 +3,7 @@ import EddyCore
 /// The variants of a URL whose responses carry `Vary` (RFC 9111 section 4.1): resources whose
 /// keys start with `VaryKey.prefix(base)`, found by one range scan of the index's key column.
 extension CacheStore {
-    public func variants(of base: String, committedOnly: Bool) -> [(key: String, lastAccess: Int)] {
+    public func variants(of base: String) -> [(key: String, lastAccess: Int)] {
         guard isAvailable else { return [] }
         let low = VaryKey.prefix(base), high = VaryKey.prefixEnd(base)
         var byKey: [String: Int] = [:]
@@ -14,13 +14,10 @@ extension CacheStore {
         } catch {
             logger.error("index variant scan failed", metadata: ["key": "\(base)", "error": "\(error)"])
         }
-        if !committedOnly {
-            // Resources inserted since the last commit are only in memory; the scan of the resident
-            // table is bounded by `residentResources` and runs only when a variant is stored.
-            for (k, r) in resources where k.hasPrefix(low) { byKey[k] = r.lastAccess }
-        } else {
-            for k in byKey.keys { if let r = resources[k] { byKey[k] = r.lastAccess } }
-        }
+        // Resources inserted since the last commit are only in memory; the scan of the resident
+        // table is bounded by `residentResources` and runs only when a variant is stored or
+        // invalidated.
+        for (k, r) in resources where k.hasPrefix(low) { byKey[k] = r.lastAccess }
         return byKey.map { (key: $0.key, lastAccess: $0.value) }.sorted { $0.lastAccess > $1.lastAccess || ($0.lastAccess == $1.lastAccess && $0.key < $1.key) }
     }
 }

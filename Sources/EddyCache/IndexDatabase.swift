@@ -162,9 +162,9 @@ final class IndexDatabase {
     }
 
     /// Loop thread: committed rows whose key lies strictly between `low` and `high` (a range scan
-    /// of the key index), most recently used first.
+    /// of the key index), in no particular order.
     func keys(between low: String, and high: String) throws -> [(id: Int, key: String, lastAccess: Int)] {
-        let s = try reader.prepare("SELECT id, key, last_access FROM resources WHERE key > ?1 AND key < ?2 ORDER BY last_access DESC")
+        let s = try reader.prepare("SELECT id, key, last_access FROM resources WHERE key > ?1 AND key < ?2")
         s.bind(1, low)
         s.bind(2, high)
         var out: [(Int, String, Int)] = []

@@ -53,7 +53,7 @@ public enum VaryKey {
 
     /// The fields a variant key was made for; nil for a key that is not a variant's.
     public static func fields(ofKey key: String) -> [String]? {
-        guard let (_, rest) = split(key) else { return nil }
+        guard let rest = afterSeparator(key) else { return nil }
         let names = rest.prefix { $0 != "\u{1}" }
         let out = names.split(separator: ",").map(String.init)
         return out.isEmpty ? nil : out
@@ -62,17 +62,12 @@ public enum VaryKey {
     /// The least string greater than every key starting with `prefix(base)`, for an index range scan.
     public static func prefixEnd(_ base: String) -> String { base + "\u{1}vary\u{2}" }
 
-    /// The URL key a variant key belongs to; nil for a key that is not a variant's.
-    public static func base(of key: String) -> String? {
-        split(key).map { String($0.0) }
-    }
-
-    /// The base and what follows the variant separator. A URL key holds no control characters
-    /// (`UpstreamURL` percent-encodes them), so the first U+0001 starts the separator.
-    private static func split(_ key: String) -> (Substring, Substring)? {
+    /// What follows the variant separator. A URL key holds no control characters (`UpstreamURL`
+    /// percent-encodes them), so the first U+0001 starts the separator.
+    private static func afterSeparator(_ key: String) -> Substring? {
         guard let i = key.firstIndex(of: "\u{1}") else { return nil }
         let rest = key[key.index(after: i)...]
         guard rest.hasPrefix("vary\u{1}") else { return nil }
-        return (key[..<i], rest.dropFirst(5))
+        return rest.dropFirst(5)
     }
 }

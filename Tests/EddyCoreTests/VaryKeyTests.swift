@@ -49,15 +49,13 @@ final class VaryKeyTests: XCTestCase {
         XCTAssertEqual(key(["x"], [("X", "1"), ("Y", "2")]), key(["x"], [("X", "1")]))
     }
 
-    func test_key_hasPrefix_andFieldsAndBaseReadBack() {
+    func test_key_hasPrefix_andFieldsReadBack() {
         let k = key(["accept-language", "cookie"], [("Cookie", "a=1")])
         XCTAssertTrue(k.hasPrefix(VaryKey.prefix(base)))
         XCTAssertTrue(k < VaryKey.prefixEnd(base))
         XCTAssertTrue(k > VaryKey.prefix(base))
         XCTAssertEqual(VaryKey.fields(ofKey: k), ["accept-language", "cookie"])
-        XCTAssertEqual(VaryKey.base(of: k), base)
         XCTAssertNil(VaryKey.fields(ofKey: base))
-        XCTAssertNil(VaryKey.base(of: base))
     }
 
     func test_key_neverEqualsAnotherURLsKeyOrPrefix() {

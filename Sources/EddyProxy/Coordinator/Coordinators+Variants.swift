@@ -30,7 +30,7 @@ extension Coordinators {
             _ = cache.insert(key: base, meta: .varyMarker(fields: fields, storedAt: now), now: now)
         }
         let key = VaryKey.key(base, fields: fields, request: fetch.requestHeaders)
-        let others = cache.variants(of: base, committedOnly: false).filter { $0.key != key }
+        let others = cache.variants(of: base).filter { $0.key != key }
         if others.count >= maxVariants {
             for v in others[Swift.max(0, maxVariants - 1)...] {
                 // One in use is only marked stale (see `invalidate`) and goes at a later store.
@@ -44,14 +44,14 @@ extension Coordinators {
     /// True when `headers`' Vary selects variants on other fields than the stored resource `r` was
     /// keyed by: the origin began or stopped varying, or varies on something else now.
     func varyChanged(_ r: CachedResource, _ headers: HTTPHeaders) -> Bool {
-        guard let now = VaryKey.fields(headers.values("Vary")) else { return false } // `*`: not storable anyway
-        return now != (VaryKey.fields(ofKey: r.key) ?? [])
+        guard let current = VaryKey.fields(headers.values("Vary")) else { return false } // `*`: not storable anyway
+        return current != (VaryKey.fields(ofKey: r.key) ?? [])
     }
 
     /// Every stored response for the URL key `base`: its own, or each of its variants.
     func storedResponses(for base: String, now: Int) -> [CachedResource] {
         guard let r = cache.lookup(base, now: now) else { return [] }
         guard r.meta.varyMarkerFields != nil else { return [r] }
-        return cache.variants(of: base, committedOnly: false).compactMap { cache.lookup($0.key, now: $0.lastAccess) }
+        return cache.variants(of: base).compactMap { cache.lookup($0.key, now: $0.lastAccess) }
     }
 }

@@ -1,5 +1,5 @@
 /// How many requests a job keeps in flight: up to `download_concurrency`; a 429 or 503 halves
-/// it (the origin asks for less), and each run of `window` successes grows it by one again
+/// it (the origin asks for less), and each run of `size` successes grows it by one again
 /// (additive increase, multiplicative decrease, as TCP does).
 public struct FetchWindow: Equatable, Sendable {
     public let limit: Int

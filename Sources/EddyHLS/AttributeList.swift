@@ -49,26 +49,30 @@ public struct AttributeList: Sendable, Equatable {
     }
 
     /// A decimal-integer attribute; nil when absent or not a non-negative integer that fits.
-    public func integer(_ name: String) -> Int? {
-        guard let v = self[name], !v.isEmpty, v.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), v.utf8.count <= 18 else { return nil }
-        return Int(v)
-    }
+    public func integer(_ name: String) -> Int? { self[name].flatMap(AttributeList.decimalInteger) }
 
     /// A decimal-floating-point attribute; nil when absent, malformed, negative or not finite.
-    public func decimal(_ name: String) -> Double? {
-        guard let v = self[name], !v.isEmpty, v.utf8.count <= 32,
-              v.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }), let d = Double(v), d.isFinite else { return nil }
-        return d
-    }
+    public func decimal(_ name: String) -> Double? { self[name].flatMap(AttributeList.decimalFloat) }
 
     /// A decimal-resolution attribute (`1920x1080`); nil when absent or malformed.
     public func resolution(_ name: String) -> (width: Int, height: Int)? {
-        guard let v = self[name] else { return nil }
-        let parts = v.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = AttributeList("W=\(parts[0])").integer("W"), let h = AttributeList("H=\(parts[1])").integer("H") else {
-            return nil
-        }
+        guard let parts = self[name]?.split(separator: "x", omittingEmptySubsequences: false), parts.count == 2,
+              let w = AttributeList.decimalInteger(parts[0]), let h = AttributeList.decimalInteger(parts[1]) else { return nil }
         return (w, h)
+    }
+
+    /// A decimal-integer (RFC 8216bis section 4.2) of at most 18 digits, so it always fits. Also
+    /// read outside attribute lists (EXT-X-BYTERANGE).
+    public static func decimalInteger<S: StringProtocol>(_ text: S) -> Int? {
+        text.utf8.count <= 18 ? RangeHeader.parseDigits(Substring(text)) : nil
+    }
+
+    /// A non-negative decimal-floating-point (digits and a point, at most 32 characters), finite.
+    /// Also read outside attribute lists (EXTINF, EXT-X-TARGETDURATION).
+    public static func decimalFloat<S: StringProtocol>(_ v: S) -> Double? {
+        guard !v.isEmpty, v.utf8.count <= 32, v.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }),
+              let d = Double(v), d.isFinite else { return nil }
+        return d
     }
 
     /// An enumerated YES/NO attribute; `otherwise` when absent or anything else.

@@ -11,7 +11,7 @@ public struct MediaPlaylist: Sendable, Equatable {
 
     public init(_ playlist: HLSPlaylist) {
         var duration: Double?
-        var range: Range<Int>?, gap = false
+        var range: (length: Int, offset: Int?)?, gap = false
         var map: (String, Range<Int>?)?
         var key: (String, String?)?
         var lastEnd: [String: Int] = [:]
@@ -19,11 +19,8 @@ public struct MediaPlaylist: Sendable, Equatable {
             let text = line.text
             if HLSPlaylist.isURILine(text) {
                 let uri = String(text.trimmingOWS())
-                var resolved = range
-                if let r = range, r.lowerBound == -1 { // no offset: follows the previous range of this URI
-                    let start = lastEnd[uri] ?? 0
-                    resolved = start..<(start + r.count - 1)
-                }
+                // Without an offset a range follows the previous one of the same URI (section 4.4.4.2).
+                let resolved = range.flatMap { MediaPlaylist.resolve($0, after: lastEnd[uri] ?? 0) }
                 if let resolved { lastEnd[uri] = resolved.upperBound }
                 segments.append(MediaSegment(uri: uri, duration: duration ?? 0, byteRange: resolved, mapURI: map?.0,
                                              mapByteRange: map?.1, keyMethod: key?.0, keyURI: key?.1, isGap: gap))
@@ -35,17 +32,19 @@ public struct MediaPlaylist: Sendable, Equatable {
             switch tag {
             case "EXTINF":
                 let d = value.prefix { $0 != "," }.trimmingOWS()
-                duration = AttributeList("D=\(d)").decimal("D")
+                duration = AttributeList.decimalFloat(d)
             case "EXT-X-BYTERANGE": range = MediaPlaylist.byteRange(value)
             case "EXT-X-GAP": gap = true
             case "EXT-X-MAP":
                 let a = AttributeList(value)
-                map = a["URI"].map { ($0, a["BYTERANGE"].flatMap { MediaPlaylist.byteRange(Substring($0)) }) }
+                // A map's byte range without an offset is read from byte 0: there is no previous
+                // range of its URI to follow.
+                map = a["URI"].map { ($0, a["BYTERANGE"].flatMap { MediaPlaylist.byteRange(Substring($0)) }.flatMap { MediaPlaylist.resolve($0, after: 0) }) }
             case "EXT-X-KEY":
                 let a = AttributeList(value)
                 let method = a["METHOD"] ?? "NONE"
                 key = method == "NONE" ? nil : (method, a["URI"])
-            case "EXT-X-TARGETDURATION": targetDuration = AttributeList("D=\(value.trimmingOWS())").decimal("D")
+            case "EXT-X-TARGETDURATION": targetDuration = AttributeList.decimalFloat(value.trimmingOWS())
             case "EXT-X-ENDLIST": endList = true
             case "EXT-X-STREAM-INF":
                 // A multivariant playlist: its URI lines are variants, not segments (a playlist
@@ -59,14 +58,20 @@ public struct MediaPlaylist: Sendable, Equatable {
 
     public init(_ text: String) { self.init(HLSPlaylist(text)) }
 
-    /// `n[@o]` (section 4.4.4.2) as a range; without `@o` the lower bound is -1 and the count is
-    /// n + 1, resolved against the previous range once the URI is known.
-    static func byteRange(_ text: Substring) -> Range<Int>? {
-        let parts = text.trimmingOWS().split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let n = AttributeList("N=\(parts[0])").integer("N"), n > 0 else { return nil }
-        guard parts.count == 2 else { return -1..<n }
-        guard let o = AttributeList("O=\(parts[1])").integer("O"), o <= Int.max - n else { return nil }
-        return o..<(o + n)
+    /// `n[@o]` (section 4.4.4.2): a length and, when given, an offset.
+    static func byteRange(_ text: Substring) -> (length: Int, offset: Int?)? {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false).map { $0.trimmingOWS() }
+        guard parts.count <= 2, let n = AttributeList.decimalInteger(parts[0]), n > 0 else { return nil }
+        guard parts.count == 2 else { return (n, nil) }
+        guard let o = AttributeList.decimalInteger(parts[1]) else { return nil }
+        return (n, o)
+    }
+
+    /// The range a byte range names, its offset defaulting to `start`; nil when it would overflow.
+    static func resolve(_ r: (length: Int, offset: Int?), after start: Int) -> Range<Int>? {
+        let o = r.offset ?? start
+        guard o <= Int.max - r.length else { return nil }
+        return o..<(o + r.length)
     }
 
     /// The sum of EXTINF durations, seconds.

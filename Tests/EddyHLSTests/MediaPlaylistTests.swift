@@ -27,6 +27,13 @@ final class MediaPlaylistTests: XCTestCase {
         XCTAssertEqual(g.segments.filter(\.isGap).count, 1)
     }
 
+    func test_aMapByteRangeWithoutOffset_startsAtZero_andWhitespaceAroundPartsIsIgnored() {
+        let p = MediaPlaylist("#EXTM3U\n#EXT-X-MAP:URI=\"i.mp4\",BYTERANGE=\"720\"\n#EXTINF:4,\n#EXT-X-BYTERANGE: 100 @ 720 \ns.mp4\n")
+        XCTAssertEqual(p.segments.first?.mapByteRange, 0..<720)
+        XCTAssertEqual(p.segments.first?.byteRange, 720..<820)
+        XCTAssertEqual(p.exactBytes, 820)
+    }
+
     func test_largeCorpusPlaylist_durationIsTheSumOfEXTINF() throws {
         let p = try corpus("media-playlist-large.m3u8")
         XCTAssertEqual(p.segments.count, 40001)

@@ -82,7 +82,7 @@ public struct TargetResolver: Sendable {
             return u == UpstreamURL(scheme: url.scheme, host: url.host, port: url.port, pathAndQuery: p)
         }
         func mapped() -> String? {
-            for route in routes where route.base.scheme == url.scheme && route.base.host == url.host && route.base.port == url.port {
+            for route in routes where route.base.hasSameOrigin(as: url) {
                 var basePath = route.base.pathAndQuery
                 if !basePath.hasSuffix("/") { basePath += "/" }
                 guard url.pathAndQuery.hasPrefix(basePath) else { continue }

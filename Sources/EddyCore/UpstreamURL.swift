@@ -47,6 +47,11 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
 
     static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
+    /// True when `other` has the same origin: scheme, host and port (RFC 6454 section 4).
+    public func hasSameOrigin(as other: UpstreamURL) -> Bool {
+        scheme == other.scheme && host == other.host && port == other.port
+    }
+
     // The description determines every other field, so it alone is compared and hashed.
     public static func == (a: UpstreamURL, b: UpstreamURL) -> Bool { a.description == b.description }
     public func hash(into hasher: inout Hasher) { hasher.combine(description) }

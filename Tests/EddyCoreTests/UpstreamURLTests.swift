@@ -164,4 +164,12 @@ final class UpstreamURLTests: XCTestCase {
             XCTAssertEqual(UpstreamURL.parse(Substring(u.description)), u, s)
         }
     }
+
+    func test_hasSameOrigin_comparesSchemeHostAndPort_notPath() {
+        let a = UpstreamURL.parse("https://cdn.example.com/a.mp4")!
+        XCTAssertTrue(a.hasSameOrigin(as: UpstreamURL.parse("https://cdn.example.com:443/b?x=1")!))
+        XCTAssertFalse(a.hasSameOrigin(as: UpstreamURL.parse("http://cdn.example.com/a.mp4")!))
+        XCTAssertFalse(a.hasSameOrigin(as: UpstreamURL.parse("https://cdn.example.com:8443/a.mp4")!))
+        XCTAssertFalse(a.hasSameOrigin(as: UpstreamURL.parse("https://other.example.com/a.mp4")!))
+    }
 }

@@ -63,7 +63,7 @@ final class ExchangeServices {
     func invalidate(_ url: UpstreamURL, alsoNamedBy others: [String?]) {
         var targets = [url]
         for case let ref? in others {
-            if let u = URIReference.resolve(ref, against: url), u.scheme == url.scheme, u.host == url.host, u.port == url.port {
+            if let u = URIReference.resolve(ref, against: url), u.hasSameOrigin(as: url) {
                 targets.append(u)
             }
         }

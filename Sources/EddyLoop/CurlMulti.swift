@@ -166,6 +166,7 @@ public final class CurlMulti {
         while let msg = curl_multi_info_read(multi, &left) {
             guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
             let code = msg.pointee.data.result
+            transfers[easy]?.willRemove(code: code)
             curl_multi_remove_handle(multi, easy)
             if let t = transfers.removeValue(forKey: easy) { t.finished(code: code) }
         }

@@ -10,7 +10,7 @@ import Glibc
 /// the connection's own output buffer, so libevent sends them with sendfile (zero-copy).
 public final class ServerRequest {
     let raw: OpaquePointer
-    private unowned let server: HTTPServer
+    unowned let server: HTTPServer
     /// The method as sent (`GET`, `HEAD`, ...).
     public let method: String
     /// The request-target as sent: origin-form path or absolute-form URL.
@@ -29,15 +29,15 @@ public final class ServerRequest {
     /// Called when the output buffer has drained below the low watermark after a `write`.
     public var onDrained: (() -> Void)?
     /// True after the connection closed under a streamed reply.
-    public private(set) var isGone = false
+    public internal(set) var isGone = false
     /// True once the response head went out.
-    public private(set) var headSent = false
+    public internal(set) var headSent = false
     /// True once the response is complete (or abandoned).
-    public private(set) var isFinished = false
+    public internal(set) var isFinished = false
     /// The status sent, for the access log.
-    public private(set) var status = 0
+    public internal(set) var status = 0
     /// Body bytes handed to the connection, for the access log.
-    public private(set) var bodyBytesSent = 0
+    public internal(set) var bodyBytesSent = 0
     /// Pieces up to this size are copied rather than sent with sendfile.
     public static let copyThreshold = 64 << 10
     private var segment: OpaquePointer?

@@ -10,6 +10,9 @@ public struct UpstreamRequest: Sendable {
     public var body: [UInt8]?
     /// Refuse to connect to loopback, private or link-local addresses (checked after DNS).
     public var refuseInternalAddresses = false
+    /// Open a TCP connection to the URL's host and port and stop there (CURLOPT_CONNECT_ONLY),
+    /// for a CONNECT tunnel: the socket is then taken with `UpstreamTransfer.takeSocket()`.
+    public var connectOnly = false
 
     public init(url: UpstreamURL) { self.url = url }
 }

@@ -28,7 +28,7 @@ public final class UpstreamTransfer {
     private var pendingVersion = ""
     private var headDelivered = false
     private var cancelled = false
-    private var blockedAddress = false
+    var blockedAddress = false
     /// Set when the gate refused the URL: the transfer never reaches curl and ends with `.refused`.
     private(set) var refusal: String?
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
@@ -81,6 +81,14 @@ public final class UpstreamTransfer {
         if let ca = timeouts.caFile { setString(CURLOPT_CAINFO, ca) }
         eddy_curl_easy_setopt_long(easy, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
         if request.method == "HEAD" { eddy_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1) }
+        if request.connectOnly {
+            // A new connection every time, never one from the pool: the opensocket check below
+            // then always runs, and the socket is the tunnel's alone (curl never lends a
+            // connect-only connection to another transfer). Not FORBID_REUSE: that closes the
+            // connection when the transfer is done, before its socket can be taken.
+            eddy_curl_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
+            eddy_curl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
+        }
         if let body = request.body {
             // curl copies the body; the size first, so bytes of value 0 are not taken for its end.
             eddy_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
@@ -138,6 +146,7 @@ public final class UpstreamTransfer {
     }
 
     deinit {
+        if connectedSocket >= 0 { Glibc.close(connectedSocket) }
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         for p in cStrings { free(p) }
@@ -176,42 +185,33 @@ public final class UpstreamTransfer {
     /// Resumes after `.pause`.
     public func resume() { if !cancelled { multi.resume(self) } }
 
+    /// A duplicate of a connect-only transfer's socket, made before curl closes its own.
+    private var connectedSocket: Int32 = -1
+
+    /// Called by `CurlMulti` when curl reports the transfer done, before the handle leaves the
+    /// multi: removing a CONNECT_ONLY handle closes its connection, so the socket is duplicated
+    /// first. curl unregisters its descriptor (CURL_POLL_REMOVE) before closing it, so the
+    /// duplicate carries no stale event registration.
+    func willRemove(code: CURLcode) {
+        guard request.connectOnly, code == CURLE_OK, connectedSocket < 0 else { return }
+        var fd = eddy_CURL_SOCKET_BAD
+        if eddy_curl_easy_getinfo_socket(easy, CURLINFO_ACTIVESOCKET, &fd) == CURLE_OK, fd != eddy_CURL_SOCKET_BAD {
+            connectedSocket = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        }
+    }
+
+    /// The connected socket of a successful connect-only transfer, once; the caller owns it.
+    public func takeSocket() -> Int32? {
+        guard connectedSocket >= 0 else { return nil }
+        defer { connectedSocket = -1 }
+        return connectedSocket
+    }
+
     /// The IP address curl connected to, for logs.
     public var remoteAddress: String? {
         var p: UnsafeMutablePointer<CChar>? = nil
         eddy_curl_easy_getinfo_str(easy, CURLINFO_PRIMARY_IP, &p)
         return p.map { String(cString: $0) }
-    }
-
-    private func openSocket(_ addr: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
-        let family = addr.pointee.family
-        // `curl_sockaddr.addr` is declared as a 16-byte `struct sockaddr`, but curl stores the whole
-        // address there and gives its real length in `addrlen`: an IPv6 address (28 bytes) runs past
-        // the declared field. Read by family and by `addrlen` from the field's address, never more.
-        let length = Int(addr.pointee.addrlen)
-        let base = UnsafeMutableRawPointer(addr) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
-        var internalAddress = true
-        if family == AF_INET && length >= MemoryLayout<sockaddr_in>.size {
-            let sin = base.loadUnaligned(as: sockaddr_in.self)
-            internalAddress = AddressPolicy.isInternal(ipv4: withUnsafeBytes(of: sin.sin_addr) { Array($0) })
-        } else if family == AF_INET6 && length >= MemoryLayout<sockaddr_in6>.size {
-            let sin6 = base.loadUnaligned(as: sockaddr_in6.self)
-            internalAddress = AddressPolicy.isInternal(ipv6: withUnsafeBytes(of: sin6.sin6_addr) { Array($0) })
-        }
-        if internalAddress {
-            blockedAddress = true
-            return eddy_CURL_SOCKET_BAD
-        }
-        return socket(family, addr.pointee.socktype, addr.pointee.protocol)
-    }
-
-    /// The address a request is about to go out to, in text: false (and the transfer ends as
-    /// refused) when it is internal.
-    private func connectionAllowed(_ ip: String?) -> Bool {
-        // Anything but a public address, including text that is not an address, is refused.
-        let internalAddress = ip.flatMap { AddressPolicy.isInternal(address: $0) } ?? true
-        if internalAddress { blockedAddress = true }
-        return !internalAddress
     }
 
     /// Set when the head named a transfer coding eddy can not decode.

@@ -55,6 +55,17 @@ public enum ConfigFile {
             case "max_variants":
                 c.maxVariants = try int(value, key)
                 guard c.maxVariants >= 1 else { throw ConfigError(description: "max_variants: expected at least 1") }
+            case "allow_connect":
+                guard let b = value as? Bool else { throw ConfigError(description: "allow_connect: expected true or false") }
+                c.allowConnect = b
+            case "connect_ports":
+                guard let list = value as? [Int], !list.isEmpty, list.allSatisfy({ (1...65535).contains($0) }) else {
+                    throw ConfigError(description: "connect_ports: expected a list of port numbers")
+                }
+                c.connectPorts = list
+            case "connect_idle_timeout":
+                c.connectIdleTimeout = try int(value, key)
+                guard c.connectIdleTimeout >= 1 else { throw ConfigError(description: "connect_idle_timeout: expected at least 1") }
             case "cache_keys":
                 guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }
                 c.cacheKeys = b

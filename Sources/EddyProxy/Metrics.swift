@@ -19,6 +19,9 @@ public final class Metrics {
     public var invalidations = 0
     /// Variants removed to keep a URL within `max_variants`.
     public var variantsRetired = 0
+    /// CONNECT tunnels opened, refused (policy), failed (upstream connect), open now; bytes relayed.
+    public var tunnelsOpened = 0, tunnelsRefused = 0, tunnelsFailed = 0, tunnelsActive = 0
+    public var tunnelBytesUp = 0, tunnelBytesDown = 0
 
     public init() {}
 
@@ -43,6 +46,11 @@ public final class Metrics {
             ("eddy_memory_hits_total", "Responses whose body was served from memory", memoryHits),
             ("eddy_invalidations_total", "Stored responses invalidated by unsafe requests (RFC 9111 section 4.4)", invalidations),
             ("eddy_variants_retired_total", "Stored variants removed to keep a URL within max_variants (RFC 9111 section 4.1)", variantsRetired),
+            ("eddy_connect_tunnels_total", "CONNECT tunnels opened", tunnelsOpened),
+            ("eddy_connect_refused_total", "CONNECT requests refused by policy (allow_connect, connect_ports, --allow-host)", tunnelsRefused),
+            ("eddy_connect_failures_total", "CONNECT requests whose target could not be reached", tunnelsFailed),
+            ("eddy_connect_bytes_up_total", "Bytes relayed from clients to CONNECT targets (closed tunnels)", tunnelBytesUp),
+            ("eddy_connect_bytes_down_total", "Bytes relayed from CONNECT targets to clients (closed tunnels)", tunnelBytesDown),
         ]
         var out = ""
         for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }

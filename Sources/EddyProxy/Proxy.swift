@@ -114,6 +114,8 @@ public final class Proxy {
         logger.info("draining", metadata: ["in_flight": "\(inFlight)"])
         server.stopAccepting()
         adminServer?.stopAccepting()
+        // Tunnels may stay open for hours; they do not hold the drain.
+        for case let c as ConnectExchange in active.values { c.tunnel?.finish("shutting down") }
         let deadline = EventLoop.monotonic() + 30
         let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             if inFlight == 0 || EventLoop.monotonic() > deadline { loop.stop() }
@@ -129,6 +131,14 @@ public final class Proxy {
     private func handle(_ request: ServerRequest) {
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
+        if request.method == "CONNECT" {
+            let policy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
+                                                idleTimeout: Double(config.connectIdleTimeout))
+            let tunnel = ConnectExchange(services: services, request: request, policy: policy)
+            active[ObjectIdentifier(request)] = tunnel
+            tunnel.begin()
+            return
+        }
         if let refusal = Proxy.methodRefusal(request.method) {
             request.sendError(refusal.status, refusal.reason, extra: allowHeader())
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
@@ -152,11 +162,10 @@ public final class Proxy {
         }
     }
 
-    /// Methods eddy does not pass on: CONNECT (no tunnels), TRACE (a proxy that reflects requests
+    /// Methods eddy does not pass on: TRACE (a proxy that reflects requests
     /// would echo credentials to scripts), and any evhttp could not name.
     static func methodRefusal(_ method: String) -> (status: Int, reason: String)? {
         switch method {
-        case "CONNECT": return (405, "CONNECT tunnels are not supported; eddy is an HTTP caching proxy")
         case "TRACE": return (405, "TRACE is not supported")
         case "UNKNOWN": return (501, "unknown method")
         default: return nil
@@ -194,6 +203,7 @@ public final class Proxy {
             ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", server.shed),
             ("eddy_accept_failures_total", "accept() failures for lack of descriptors", server.acceptFailures),
             ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
+            ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
         ])
         var h = HTTPHeaders()
         h.set("Content-Type", "text/plain; version=0.0.4")

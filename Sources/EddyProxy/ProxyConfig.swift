@@ -41,6 +41,12 @@ public struct ProxyConfig: Sendable {
     public var cacheKeys = false
     /// Memory for small complete bodies served without a disk read (0 = off). See `MemoryTier`.
     public var memoryCache = 32 << 20
+    /// CONNECT tunnels (RFC 9110 section 9.3.6): off by default.
+    public var allowConnect = false
+    /// Ports CONNECT may reach.
+    public var connectPorts: [Int] = [443]
+    /// Seconds without a byte either way before a tunnel is closed.
+    public var connectIdleTimeout = 300
     /// Log level for diagnostics.
     public var logLevel = "info"
 

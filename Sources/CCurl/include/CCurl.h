@@ -21,6 +21,7 @@ static inline CURLcode eddy_curl_easy_getinfo_str(CURL *h, CURLINFO i, char **v)
 static inline CURLcode eddy_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode eddy_curl_easy_setopt_opensocket(CURL *h, curl_socket_t (*f)(void *, curlsocktype, struct curl_sockaddr *)) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
 static inline CURLcode eddy_curl_easy_setopt_prereq(CURL *h, int (*f)(void *, char *, char *, int, int)) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
+static inline CURLcode eddy_curl_easy_getinfo_socket(CURL *h, CURLINFO i, curl_socket_t *v) { return curl_easy_getinfo(h, i, v); }
 static const curl_socket_t eddy_CURL_SOCKET_BAD = CURL_SOCKET_BAD;
 /// CURL_WRITEFUNC_PAUSE is a macro.
 static const size_t eddy_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;

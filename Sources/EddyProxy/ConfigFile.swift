@@ -66,6 +66,9 @@ public enum ConfigFile {
             case "connect_idle_timeout":
                 c.connectIdleTimeout = try int(value, key)
                 guard c.connectIdleTimeout >= 1 else { throw ConfigError(description: "connect_idle_timeout: expected at least 1") }
+            case "download_concurrency": c.downloadConcurrency = try positive(value, key)
+            case "max_parallel_downloads": c.maxParallelDownloads = try positive(value, key)
+            case "download_retries": c.downloadRetries = try positive(value, key)
             case "cache_keys":
                 guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }
                 c.cacheKeys = b
@@ -129,6 +132,12 @@ public enum ConfigFile {
         if let i = v as? Int { return i }
         if let s = v as? String, let i = Int(s) { return i }
         throw ConfigError(description: "\(key): expected an integer")
+    }
+
+    private static func positive(_ v: Any, _ key: String) throws -> Int {
+        let n = try int(v, key)
+        guard n >= 1 else { throw ConfigError(description: "\(key): expected at least 1") }
+        return n
     }
 
     private static func size(_ v: Any, _ key: String) throws -> Int {

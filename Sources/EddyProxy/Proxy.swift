@@ -29,6 +29,8 @@ public final class Proxy {
     private let accessLog: AccessLog
     private var server: HTTPServer!
     private var adminServer: HTTPServer?
+    /// Offline downloads and their API (on the admin listener).
+    private var downloads: DownloadAPI?
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
     private var draining = false
@@ -76,6 +78,18 @@ public final class Proxy {
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
         server.handler = { [unowned self] in handle($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
+        if store.isAvailable {
+            let database: JobDatabase?
+            do { database = try JobDatabase(path: config.cacheDir + "/downloads.db") } catch {
+                logger.error("download jobs can not be kept across restarts", metadata: ["error": "\(error)"])
+                database = nil
+            }
+            let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
+                                                   retries: config.downloadRetries)
+            let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, resolver: resolver, settings: settings,
+                                        database: database, selfAuthority: (config.listenHost, config.listenPort), logger: logger)
+            downloads = DownloadAPI(engine: engine)
+        }
         if let admin = config.admin {
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)
             s.handler = { [unowned self] in handleAdmin($0) }
@@ -190,8 +204,12 @@ public final class Proxy {
     }
 
     private func handleAdmin(_ request: ServerRequest) {
+        if request.uri.hasPrefix("/api/") {
+            guard let downloads else { return request.sendError(503, "downloads need a usable cache directory") }
+            if downloads.handle(request) { return }
+        }
         guard request.uri == "/metrics" || request.uri.hasPrefix("/metrics?") else {
-            request.sendError(404, "the admin listener serves /metrics only")
+            request.sendError(404, "the admin listener serves /metrics and /api/")
             return
         }
         let text = metrics.render(gauges: [

@@ -47,6 +47,11 @@ public struct ProxyConfig: Sendable {
     public var connectPorts: [Int] = [443]
     /// Seconds without a byte either way before a tunnel is closed.
     public var connectIdleTimeout = 300
+    /// Offline downloads: requests in flight per job, jobs at once, consecutive failures of one
+    /// segment before its job fails.
+    public var downloadConcurrency = 8
+    public var maxParallelDownloads = 2
+    public var downloadRetries = 10
     /// Log level for diagnostics.
     public var logLevel = "info"
 

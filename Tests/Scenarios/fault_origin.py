@@ -26,11 +26,15 @@ GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...
 GET /_last?path=P returns the method, headers and body sha256 of the last request for path P.
 GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
 once) until /_set?path=P&fail= clears it.
+GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
+GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
+connection after part of the body (0 turns it off). For downloads, whose segment URLs come from
+playlists and carry no parameters.
 POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"method", "length",
 "sha256"} of the request body they read (Content-Length or chunked).
 Every request is logged to stderr with its Range and If-Range headers.
 """
-import argparse, email.utils, hashlib, json, os, re, select, socket, socketserver, sys, threading, time, zlib
+import argparse, email.utils, hashlib, json, os, random, re, select, socket, socketserver, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
@@ -39,6 +43,7 @@ STATS = {"requests": 0, "bytes": 0, "paths": {}}
 DROPS = {}
 LAST = {}
 FAIL = {}
+GLOBAL = {"rate": 0, "flaky": 0.0}
 
 
 def cc_value(q):
@@ -102,6 +107,13 @@ class Handler(BaseHTTPRequestHandler):
         if u.path == "/_last":
             with LOCK:
                 return self.send_json(LAST.get(q.get("path"), {}))
+        if u.path == "/_set" and ("rate" in q or "flaky" in q):
+            with LOCK:
+                if "rate" in q:
+                    GLOBAL["rate"] = int(q["rate"])
+                if "flaky" in q:
+                    GLOBAL["flaky"] = float(q["flaky"])
+            return self.send_json({"ok": True})
         if u.path == "/_set":
             with LOCK:
                 if q.get("fail"):
@@ -119,6 +131,11 @@ class Handler(BaseHTTPRequestHandler):
             STATS["requests"] += 1
             STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
             fail = FAIL.get(u.path)
+        flaky = GLOBAL["flaky"] > 0 and random.random() < GLOBAL["flaky"]
+        if flaky and random.random() < 0.5:
+            fail = "503"
+        elif flaky and "drop_after" not in q:
+            q["drop_after"] = str(random.randint(0, 200000))
         if fail == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -208,7 +225,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.hold(fpath, start, end, u.path, 0)
         if int(q.get("trickle", "0")) > 0:
             return self.hold(fpath, start, end, u.path, int(q["trickle"]))
-        rate = int(q.get("rate", "0"))
+        rate = int(q.get("rate", GLOBAL["rate"]))
         drop_after = int(q["drop_after"]) if "drop_after" in q else None
         if drop_after is not None and "drops" in q:
             with LOCK:

@@ -1,0 +1,152 @@
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Foundation
+
+/// The downloads' JSON API on the admin listener (paths fixed by issue 12; scripts rely on them):
+/// `POST/GET /api/downloads`, `GET /api/downloads/{id}`, `POST .../pause`, `POST .../resume`,
+/// `DELETE /api/downloads/{id}`, `GET .../events` (server-sent events), `GET .../log`, and
+/// `GET /api/variants?url=`. Errors are a status and `{"error": "one line"}`.
+final class DownloadAPI {
+    let engine: DownloadEngine
+
+    init(engine: DownloadEngine) { self.engine = engine }
+
+    /// Answers `request` when its path is under /api/; false otherwise.
+    func handle(_ request: ServerRequest) -> Bool {
+        let (path, query) = DownloadAPI.split(request.uri)
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.first == "api", parts.count >= 2 else { return false }
+        switch (request.method, Array(parts.dropFirst())) {
+        case ("POST", ["downloads"]): add(request)
+        case ("GET", ["downloads"]): send(request, 200, engine.jobs.map { info($0) })
+        case ("GET", ["variants"]): variants(request, query["url"])
+        case let (method, list) where list.count >= 2 && list[0] == "downloads":
+            guard let job = engine.job(list[1]) else { error(request, 404, "no download \(list[1])"); return true }
+            switch (method, Array(list.dropFirst(2))) {
+            case ("GET", []): send(request, 200, info(job))
+            case ("DELETE", []):
+                engine.remove(job)
+                send(request, 200, info(job))
+            case ("POST", ["pause"]):
+                engine.pause(job)
+                send(request, 200, info(job))
+            case ("POST", ["resume"]):
+                engine.resume(job)
+                send(request, 200, info(job))
+            case ("GET", ["log"]): send(request, 200, ["id": LogValue.text(job.id), "events": .events(job.log)])
+            case ("GET", ["events"]): DownloadEvents(api: self, job: job, request: request).start()
+            default: error(request, 405, "\(method) \(path) is not an operation of a download")
+            }
+        default: error(request, 404, "no API endpoint \(request.method) \(path)")
+        }
+        return true
+    }
+
+    private enum LogValue: Encodable {
+        case text(String), events([[String: String]])
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case let .text(s): try c.encode(s)
+            case let .events(e): try c.encode(e)
+            }
+        }
+    }
+
+    private func add(_ request: ServerRequest) {
+        let spec: DownloadSpec
+        do { spec = try JSONDecoder().decode(DownloadSpec.self, from: Data(request.body())) } catch {
+            return self.error(request, 400, "the body must be JSON like {\"url\": \"...\"}: \(DownloadAPI.brief(error))")
+        }
+        engine.add(spec) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .success(job): send(request, 201, info(job))
+            case let .failure(e): self.error(request, 400, e.description)
+            }
+        }
+    }
+
+    private func variants(_ request: ServerRequest, _ url: String?) {
+        guard let url, !url.isEmpty else { return error(request, 400, "url= is required") }
+        guard case let .success((target, checkAddress)) = engine.target(for: url) else {
+            if case let .failure(e) = engine.target(for: url) { error(request, 400, e.description) }
+            return
+        }
+        engine.loadPlaylist(target, checkAddress: checkAddress) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .failure(e): self.error(request, 400, e.description)
+            case let .success(p):
+                guard case .multivariant = p.kind else { return self.error(request, 400, "\(url) is a media playlist, not a multivariant one") }
+                let mv = MultivariantPlaylist(p)
+                var media: [Int: MediaPlaylist] = [:]
+                var pending = mv.variants.count
+                let finish = { self.send(request, 200, VariantsReport(url: url, playlist: mv, media: media)) }
+                if pending == 0 { return finish() }
+                for v in mv.variants {
+                    guard let u = URIReference.resolve(v.uri, against: target), case let .allow(check) = engine.resolver.gate.check(u) else {
+                        pending -= 1
+                        if pending == 0 { finish() }
+                        continue
+                    }
+                    engine.loadPlaylist(u, checkAddress: check) { r in
+                        if case let .success(m) = r { media[v.index] = MediaPlaylist(m) }
+                        pending -= 1
+                        if pending == 0 { finish() }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A job as the API shows it.
+    func info(_ job: DownloadJob) -> DownloadInfo {
+        let (total, per) = job.progress()
+        let rate = job.rate(bytesDone: total.bytesDone, now: EventLoop.monotonic())
+        let renditions = (job.plan?.renditions ?? []).enumerated().map { i, r in
+            RenditionProgress(type: r.selected.type.rawValue.lowercased(), uri: r.url.description, language: r.selected.language,
+                              name: r.selected.name, groupID: r.selected.groupID, variantIndex: r.selected.variantIndex,
+                              progress: per[i])
+        }
+        let left = total.bytesExpected - total.bytesDone
+        return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
+                            failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
+                            progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
+                            renditions: renditions)
+    }
+
+    func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var h = HTTPHeaders()
+        h.set("Content-Type", "application/json")
+        h.set("Cache-Control", "no-store")
+        let body = (try? encoder.encode(value)).map { Array($0) + [10] } ?? Array("{}\n".utf8)
+        request.send(status: status, headers: h, body: body)
+    }
+
+    func error(_ request: ServerRequest, _ status: Int, _ message: String) {
+        send(request, status, ["error": message])
+    }
+
+    /// The decoding error in a line (JSONDecoder's descriptions run long).
+    static func brief(_ error: any Error) -> String {
+        if case let DecodingError.keyNotFound(key, _) = error { return "missing \"\(key.stringValue)\"" }
+        if case let DecodingError.typeMismatch(_, ctx) = error { return "wrong type at \(ctx.codingPath.map(\.stringValue).joined(separator: "."))" }
+        return "not valid JSON"
+    }
+
+    /// The path and the decoded query parameters of a request-target.
+    static func split(_ uri: String) -> (String, [String: String]) {
+        guard let q = uri.firstIndex(of: "?") else { return (uri, [:]) }
+        var params: [String: String] = [:]
+        for pair in uri[uri.index(after: q)...].split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            let decode = { (s: Substring) in s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
+            if let k = kv.first { params[decode(k)] = kv.count > 1 ? decode(kv[1]) : "" }
+        }
+        return (String(uri[..<q]), params)
+    }
+}

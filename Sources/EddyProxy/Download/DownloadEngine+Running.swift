@@ -1,0 +1,213 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+
+/// Running a job: its plan from the playlists (fetched into the cache and pinned like every other
+/// unit), then its units through a window of `download_concurrency` fetches, each failure counted
+/// against its unit, the state machine deciding between retry and failure.
+extension DownloadEngine {
+    /// Performs a state machine's action for `job`.
+    func perform(_ action: DownloadJobStateMachine.Action, _ job: DownloadJob) {
+        switch action {
+        case .none: break
+        case .fetch: job.plan == nil ? buildPlan(job) : pump(job)
+        case .stopFetching: stopFetching(job)
+        case let .retry(at):
+            let timer = LoopTimer(loop: loop) { [weak self, weak job] in
+                guard let self, let job else { return }
+                job.retryTimer = nil
+                perform(job.machine.retryDue(now: EventLoop.monotonic()), job)
+                changed(job)
+            }
+            job.retryTimer = timer
+            timer.schedule(after: max(0, at - EventLoop.monotonic()))
+        case .complete:
+            job.completedAt = loop.wallClock()
+            stopFetching(job)
+            save(job)
+            logger.info("download completed", metadata: ["id": "\(job.id)", "bytes": "\(job.progress().0.bytesDone)"])
+            schedule()
+        }
+        if job.state.isTerminal || job.state == .paused || job.state == .queued { save(job) }
+    }
+
+    private func stopFetching(_ job: DownloadJob) {
+        for f in job.inFlight.values { f.cancel() }
+        job.inFlight.removeAll()
+        for f in job.resolving { f.cancel() }
+        job.resolving.removeAll()
+        job.retryTimer?.cancel()
+        job.retryTimer = nil
+        job.cursor = 0
+    }
+
+    /// Fetches `url` whole into the cache and reads it as a playlist.
+    func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil,
+                      done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
+        var fetch: ResourceFetch?
+        let f = ResourceFetch(coordinators: coordinators, url: url, checkAddress: checkAddress) { [weak self, weak job] outcome in
+            guard let self else { return }
+            if let job, let started = fetch?.startedAt {
+                let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
+                switch outcome {
+                case let .stored(r):
+                    job.record(["event": "request", "kind": "playlist", "uri": url.pathAndQuery, "status": "\(r.meta.status)",
+                                "bytes": "\(r.meta.length ?? r.confirmed.count)", "ms": ms, "retries": "\(job.planFailures)"])
+                case let .failed(reason, status):
+                    job.record(["event": "error", "kind": "playlist", "uri": url.pathAndQuery, "status": status.map(String.init) ?? "-",
+                                "ms": ms, "retries": "\(job.planFailures)", "error": reason])
+                }
+            }
+            switch outcome {
+            case let .failed(reason, _): done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)")))
+            case let .stored(r):
+                guard let p = playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) else {
+                    return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
+                }
+                cache.setPinned(r, job != nil)
+                done(.success(p))
+            }
+        }
+        fetch = f
+        job?.resolving.append(f)
+        f.start()
+    }
+
+    /// Builds the job's plan: the multivariant playlist, the selection, every selected media
+    /// playlist; then starts fetching.
+    private func buildPlan(_ job: DownloadJob) {
+        loadPlaylist(job.url, checkAddress: job.checkAddress, job: job) { [weak self, weak job] result in
+            guard let self, let job, job.state == .running else { return }
+            switch result {
+            case let .failure(e): return planFailed(job, e.description)
+            case let .success(p):
+                guard case .multivariant = p.kind else {
+                    let only = SelectedRendition(type: .video, uri: job.url.description)
+                    return loadMedia(job, playlist: nil, selection: [only])
+                }
+                let mv = MultivariantPlaylist(p)
+                do {
+                    let c = try job.spec.configurations()
+                    let s = try AssetSelector.select(mv, primary: c.primary, auxiliary: c.auxiliary, locale: locale)
+                    loadMedia(job, playlist: mv, selection: s.renditions)
+                } catch {
+                    planFailed(job, "\(error)")
+                }
+            }
+        }
+    }
+
+    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition]) {
+        var media: [UpstreamURL: MediaPlaylist] = [:]
+        var pending = 0
+        var failure: String?
+        let urls = selection.compactMap { URIReference.resolve($0.uri, against: job.url) }
+        func finished() {
+            guard pending == 0, job.state == .running else { return }
+            job.resolving.removeAll()
+            if let failure { return planFailed(job, failure) }
+            job.planFailures = 0
+            let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
+            let now = loop.wallClock()
+            job.adopt(plan) { i in
+                let u = plan.units[i]
+                guard let r = cache.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+                let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+                return r.confirmed.contains(wanted) ? wanted.count : nil
+            }
+            logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
+                                                       "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
+            changed(job)
+            pump(job)
+        }
+        pending = urls.count
+        for u in urls {
+            guard case let .allow(checkAddress) = resolver.gate.check(u) else {
+                pending -= 1
+                failure = failure ?? "\(u.pathAndQuery): refused by the upstream gate"
+                continue
+            }
+            loadPlaylist(u, checkAddress: checkAddress, job: job) { result in
+                pending -= 1
+                switch result {
+                case let .success(p): media[u] = MediaPlaylist(p)
+                case let .failure(e): failure = failure ?? e.description
+                }
+                finished()
+            }
+        }
+        finished()
+    }
+
+    /// A playlist could not be had: counted like a segment's failure (retried with backoff).
+    private func planFailed(_ job: DownloadJob, _ reason: String) {
+        job.resolving.removeAll()
+        job.planFailures += 1
+        perform(job.machine.segmentFailed("playlist", reason: reason, consecutive: job.planFailures, retryAfter: nil,
+                                          now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
+        changed(job)
+    }
+
+    /// Starts fetches until the window is full.
+    func pump(_ job: DownloadJob) {
+        guard job.state == .running, let plan = job.plan else { return }
+        while job.inFlight.count < job.window.size {
+            while job.cursor < plan.units.count && (job.unitDone[job.cursor] || job.inFlight[job.cursor] != nil) { job.cursor += 1 }
+            guard job.cursor < plan.units.count else { break }
+            let i = job.cursor
+            let unit = plan.units[i]
+            guard case let .allow(checkAddress) = resolver.gate.check(unit.url) else {
+                job.cursor += 1
+                unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
+                if job.state != .running { return }
+                continue
+            }
+            let f = ResourceFetch(coordinators: coordinators, url: unit.url, checkAddress: checkAddress, range: unit.range) {
+                [weak self, weak job] outcome in
+                guard let self, let job else { return }
+                unitEnded(job, i, outcome)
+            }
+            job.inFlight[i] = f
+            f.start()
+        }
+        if job.inFlight.isEmpty && job.allStored {
+            perform(job.machine.allStored(), job)
+            changed(job)
+        }
+    }
+
+    private func unitEnded(_ job: DownloadJob, _ i: Int, _ outcome: ResourceFetch.Outcome) {
+        guard let f = job.inFlight.removeValue(forKey: i), let unit = job.plan?.units[i] else { return }
+        let ms = Int((EventLoop.monotonic() - f.startedAt) * 1000)
+        switch outcome {
+        case let .stored(r):
+            cache.setPinned(r, true)
+            job.unitDone[i] = true
+            job.unitBytes[i] = unit.range?.count ?? r.meta.length ?? r.confirmed.count
+            job.unitFailures[i] = 0
+            job.window.answered(r.meta.status)
+            job.record(["event": "request", "kind": unit.kind.rawValue, "uri": unit.name, "status": "\(r.meta.status)",
+                        "bytes": "\(job.unitBytes[i])", "ms": "\(ms)", "retries": "0"])
+            perform(job.machine.segmentSucceeded(), job)
+            changed(job)
+            pump(job)
+        case let .failed(reason, status):
+            unitFailed(job, i, reason: reason, status: status, ms: ms)
+        }
+    }
+
+    private func unitFailed(_ job: DownloadJob, _ i: Int, reason: String, status: Int?, ms: Int) {
+        guard let unit = job.plan?.units[i] else { return }
+        job.unitFailures[i] += 1
+        job.window.answered(status)
+        job.cursor = min(job.cursor, i)
+        job.record(["event": "error", "kind": unit.kind.rawValue, "uri": unit.name, "status": status.map(String.init) ?? "-",
+                    "ms": "\(ms)", "retries": "\(job.unitFailures[i])", "error": reason])
+        logger.debug("download unit failed", metadata: ["id": "\(job.id)", "uri": "\(unit.name)", "reason": "\(reason)"])
+        perform(job.machine.segmentFailed(unit.name, reason: reason, consecutive: job.unitFailures[i], retryAfter: nil,
+                                          now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
+        changed(job)
+        if job.state == .running { pump(job) }
+    }
+}

@@ -1,0 +1,229 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Foundation
+import Logging
+
+/// Offline HLS downloads (AVAssetDownloadURLSession for a Linux box): jobs that bring the
+/// renditions a user chose of an HLS asset into the cache, pinned, through the resources'
+/// coordinators (so a player watching meanwhile shares every fetch). At most
+/// `maxParallel` jobs run at once; the rest wait queued. Jobs are kept in `JobDatabase` and
+/// resume by themselves after a restart, at byte level (the cache keeps confirmed blocks).
+final class DownloadEngine {
+    /// The limits of issue 12 (config keys `download_concurrency`, `max_parallel_downloads`,
+    /// `download_retries`).
+    struct Settings {
+        var concurrency = 8
+        var maxParallel = 2
+        var retries = 10
+    }
+
+    let coordinators: Coordinators
+    let playlists: Playlists
+    let resolver: TargetResolver
+    let settings: Settings
+    let logger: Logger
+    var loop: EventLoop { coordinators.loop }
+    var cache: any Cache { coordinators.cache }
+    private let database: JobDatabase?
+    /// Jobs in creation order.
+    private(set) var jobs: [DownloadJob] = []
+    /// eddy's own listen address: URLs naming it are eddy URLs, resolved like a request-target.
+    let selfAuthority: (host: String, port: Int)
+    /// Called when a job changes (state, a unit stored); the SSE streams listen here.
+    private var observers: [Int: (DownloadJob) -> Void] = [:]
+    private var nextObserver = 1
+    private var saveTimer: LoopTimer!
+    /// Runs `schedule()` from the loop once it runs (after a restore at start).
+    private var kick: LoopTimer!
+    /// The locale for automatic media selection (LANG).
+    let locale = ProcessInfo.processInfo.environment["LANG"]
+
+    init(coordinators: Coordinators, playlists: Playlists, resolver: TargetResolver, settings: Settings,
+         database: JobDatabase?, selfAuthority: (String, Int), logger: Logger) {
+        self.coordinators = coordinators
+        self.playlists = playlists
+        self.resolver = resolver
+        self.settings = settings
+        self.database = database
+        self.selfAuthority = selfAuthority
+        self.logger = logger
+        saveTimer = LoopTimer(loop: coordinators.loop, repeating: true) { [unowned self] in
+            for j in jobs where j.state.holdsSlot { save(j) }
+        }
+        saveTimer.schedule(after: 2)
+        kick = LoopTimer(loop: coordinators.loop) { [unowned self] in schedule() }
+        restore()
+    }
+
+    /// The job with `id`.
+    func job(_ id: String) -> DownloadJob? { jobs.first { $0.id == id } }
+
+    // MARK: - persistence
+
+    private struct Record: Codable {
+        var spec: DownloadSpec
+        var state: DownloadState
+        var failure: String?
+        var createdAt: Int
+        var completedAt: Int?
+        var bytesDone: Int
+        var segmentsDone: Int
+        var mediaSecondsDone: Double
+    }
+
+    func save(_ job: DownloadJob) {
+        guard let database else { return }
+        _ = job.progress() // moves the floor up to what is stored now
+        let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, createdAt: job.createdAt,
+                       completedAt: job.completedAt, bytesDone: job.floor.bytesDone, segmentsDone: job.floor.segmentsDone,
+                       mediaSecondsDone: job.floor.mediaSecondsDone)
+        guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
+        do { try database.save(id: job.id, created: job.createdAt, record: text) } catch {
+            logger.error("cannot save a download job", metadata: ["id": "\(job.id)", "error": "\(error)"])
+        }
+    }
+
+    private func restore() {
+        guard let database else { return }
+        let rows: [(id: String, record: String)]
+        do { rows = try database.all() } catch {
+            logger.error("cannot read download jobs", metadata: ["error": "\(error)"])
+            return
+        }
+        for row in rows {
+            guard let r = try? JSONDecoder().decode(Record.self, from: Data(row.record.utf8)),
+                  case let .success(t) = target(for: r.spec.url) else {
+                logger.error("dropping an unreadable download job", metadata: ["id": "\(row.id)"])
+                continue
+            }
+            let job = DownloadJob(id: row.id, spec: r.spec, url: t.0, checkAddress: t.1, createdAt: r.createdAt,
+                                  machine: DownloadJobStateMachine(restoring: r.state, failure: r.failure, retries: settings.retries),
+                                  concurrency: settings.concurrency)
+            job.completedAt = r.completedAt
+            job.floor.bytesDone = r.bytesDone
+            job.floor.segmentsDone = r.segmentsDone
+            job.floor.mediaSecondsDone = r.mediaSecondsDone
+            jobs.append(job)
+        }
+        if !jobs.isEmpty { logger.info("download jobs restored", metadata: ["count": "\(jobs.count)"]) }
+        kick.schedule(after: 0)
+    }
+
+    // MARK: - the API's operations
+
+    /// The upstream URL a download's `url` names: an origin URL the gate allows, or an eddy URL
+    /// (this listener's address with a mapped or URL-prefix path, or a path alone).
+    func target(for text: String) -> Result<(UpstreamURL, Bool), DownloadInputError> {
+        var t = String(text.trimmingOWS())
+        if let u = UpstreamURL.parse(Substring(t)) {
+            let isSelf = u.port == selfAuthority.port && (u.host == selfAuthority.host || (u.host == "localhost" && selfAuthority.host == "127.0.0.1"))
+            if !isSelf {
+                // An origin URL: on a mapped origin or admitted by --allow-host (the gate's rule).
+                switch resolver.gate.check(u) {
+                case let .allow(checkAddress): return .success((u, checkAddress))
+                case let .refuse(reason): return .failure(DownloadInputError("url: \(reason)"))
+                }
+            }
+            t = u.pathAndQuery
+        }
+        switch resolver.resolve(t) {
+        case let .upstream(url, _, checkAddress): return .success((url, checkAddress))
+        case let .refused(_, reason): return .failure(DownloadInputError("url: \(reason)"))
+        }
+    }
+
+    /// Validates `spec` against the asset (its playlist is fetched and the selection made) and
+    /// creates the job; a 400-class error creates nothing.
+    func add(_ spec: DownloadSpec, done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
+        let configs: (primary: DownloadConfiguration, auxiliary: [DownloadConfiguration])
+        do { configs = try spec.configurations() } catch { return done(.failure(error)) }
+        let url: UpstreamURL, checkAddress: Bool
+        switch target(for: spec.url) {
+        case let .success(t): (url, checkAddress) = t
+        case let .failure(e): return done(.failure(e))
+        }
+        loadPlaylist(url, checkAddress: checkAddress) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .failure(e): return done(.failure(e))
+            case let .success(p):
+                if case .multivariant = p.kind {
+                    do { _ = try AssetSelector.select(MultivariantPlaylist(p), primary: configs.primary, auxiliary: configs.auxiliary, locale: locale) } catch {
+                        return done(.failure(DownloadInputError("\(error)")))
+                    }
+                }
+                let job = DownloadJob(id: DownloadEngine.newID(), spec: spec, url: url, checkAddress: checkAddress,
+                                      createdAt: loop.wallClock(), machine: DownloadJobStateMachine(retries: settings.retries),
+                                      concurrency: settings.concurrency)
+                jobs.append(job)
+                save(job)
+                logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)"])
+                done(.success(job))
+                schedule()
+            }
+        }
+    }
+
+    private static func newID() -> String {
+        (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    func pause(_ job: DownloadJob) {
+        perform(job.machine.pause(), job)
+        changed(job)
+        schedule()
+    }
+
+    func resume(_ job: DownloadJob) {
+        perform(job.machine.resume(), job)
+        changed(job)
+        schedule()
+    }
+
+    /// Cancels the job, forgets it, and deletes what it stored (unpinned, removed from the cache)
+    /// unless another job keeps it.
+    func remove(_ job: DownloadJob) {
+        perform(job.machine.cancel(), job)
+        jobs.removeAll { $0 === job }
+        try? database?.remove(id: job.id)
+        var kept = Set<String>()
+        for other in jobs { for u in other.plan?.units ?? [] { kept.insert(u.url.description) } }
+        let now = loop.wallClock()
+        for u in job.plan?.units ?? [] where !kept.contains(u.url.description) {
+            if let r = cache.lookup(u.url.description, now: now) {
+                cache.setPinned(r, false)
+                if !coordinators.of(r).isInUse { cache.remove(r) }
+            }
+        }
+        changed(job)
+        schedule()
+    }
+
+    // MARK: - slots and observers
+
+    /// Grants free parallel-download slots to queued jobs, oldest first.
+    func schedule() {
+        var running = jobs.filter { $0.state.holdsSlot }.count
+        for j in jobs where running < settings.maxParallel && j.state == .queued {
+            running += 1
+            perform(j.machine.slotGranted(), j)
+            changed(j)
+        }
+    }
+
+    /// Adds an observer of every job change; returns a token for `unobserve`.
+    func observe(_ f: @escaping (DownloadJob) -> Void) -> Int {
+        let token = nextObserver
+        nextObserver += 1
+        observers[token] = f
+        return token
+    }
+
+    func unobserve(_ token: Int) { observers[token] = nil }
+
+    func changed(_ job: DownloadJob) {
+        for f in observers.values { f(job) }
+    }
+}

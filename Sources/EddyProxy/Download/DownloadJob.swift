@@ -1,0 +1,153 @@
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Foundation
+
+/// One download: what was asked (`spec`), where it is (`machine`), what it fetches (`plan`,
+/// built when it first runs and again after a restart, from playlists the cache keeps), and
+/// which units are stored. `DownloadEngine` drives it; this type holds state and computes progress.
+final class DownloadJob {
+    let id: String
+    let spec: DownloadSpec
+    let url: UpstreamURL
+    let checkAddress: Bool
+    let createdAt: Int
+    var completedAt: Int?
+    var machine: DownloadJobStateMachine
+    var plan: DownloadPlan?
+    /// Per unit of the plan: stored, its bytes once stored, its consecutive failures.
+    var unitDone: [Bool] = []
+    var unitBytes: [Int] = []
+    var unitFailures: [Int] = []
+    /// Units being fetched, by index.
+    var inFlight: [Int: ResourceFetch] = [:]
+    /// The first unit that may still be pending (units before it are stored or in flight).
+    var cursor = 0
+    var window: FetchWindow
+    /// Fetches of the playlists while the plan is built.
+    var resolving: [ResourceFetch] = []
+    var retryTimer: LoopTimer?
+    /// Consecutive failures to build the plan (a playlist could not be had).
+    var planFailures = 0
+    /// Highest progress shown so far (persisted): what is shown never goes below it.
+    var floor = DownloadProgress()
+    /// The job's access and error log, newest last, bounded.
+    private(set) var log: [[String: String]] = []
+    static let maxLog = 2000
+    /// (monotonic seconds, bytes done) samples for the rate.
+    private var samples: [(Double, Int)] = []
+
+    init(id: String, spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool, createdAt: Int,
+         machine: DownloadJobStateMachine, concurrency: Int) {
+        self.id = id
+        self.spec = spec
+        self.url = url
+        self.checkAddress = checkAddress
+        self.createdAt = createdAt
+        self.machine = machine
+        window = FetchWindow(limit: concurrency)
+    }
+
+    var state: DownloadState { machine.state }
+
+    /// Records an event in the log (each segment request, each error).
+    func record(_ fields: [String: String]) {
+        var f = fields
+        f["time"] = ISO8601DateFormatter().string(from: Date())
+        log.append(f)
+        if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
+    }
+
+    /// Installs a plan; `stored(i)` says which units the cache holds whole already.
+    func adopt(_ p: DownloadPlan, stored: (Int) -> Int?) {
+        plan = p
+        unitDone = Array(repeating: false, count: p.units.count)
+        unitBytes = Array(repeating: 0, count: p.units.count)
+        unitFailures = Array(repeating: 0, count: p.units.count)
+        cursor = 0
+        for i in p.units.indices {
+            if let n = stored(i) { unitDone[i] = true; unitBytes[i] = n }
+        }
+    }
+
+    var allStored: Bool { plan != nil && !unitDone.contains(false) }
+
+    // MARK: - progress
+
+    /// Progress of the whole job and of each rendition, kept at least at `floor`.
+    func progress() -> (DownloadProgress, [DownloadProgress]) {
+        guard let plan else { return (floor, []) }
+        var per = Array(repeating: DownloadProgress(), count: plan.renditions.count)
+        var total = DownloadProgress()
+        // Bytes per media second seen so far per rendition, for estimates without a bit rate.
+        var seenBytes = Array(repeating: 0, count: plan.renditions.count)
+        var seenSeconds = Array(repeating: 0.0, count: plan.renditions.count)
+        for (i, u) in plan.units.enumerated() where unitDone[i] && u.kind == .segment {
+            if let r = u.rendition { seenBytes[r] += unitBytes[i]; seenSeconds[r] += u.duration }
+        }
+        for (i, u) in plan.units.enumerated() {
+            var done = 0, expected = 0, exact = true
+            if unitDone[i] {
+                done = unitBytes[i]; expected = done
+            } else {
+                done = inFlight[i]?.confirmedBytes ?? 0
+                if let range = u.range {
+                    expected = range.count
+                } else {
+                    exact = false
+                    if let r = u.rendition, u.kind == .segment {
+                        if seenSeconds[r] > 0 {
+                            expected = Int(Double(seenBytes[r]) / seenSeconds[r] * u.duration)
+                        } else if let bw = plan.renditions[r].bandwidth {
+                            expected = Int(Double(bw) / 8 * u.duration)
+                        }
+                    }
+                    expected = max(expected, done)
+                }
+            }
+            total.bytesDone += done
+            total.bytesExpected += expected
+            total.bytesExact = total.bytesExact && exact
+            if let r = u.rendition {
+                per[r].bytesDone += done
+                per[r].bytesExpected += expected
+                per[r].bytesExact = per[r].bytesExact && exact
+                if u.kind == .segment {
+                    per[r].segmentsTotal += 1
+                    per[r].mediaSecondsTotal += u.duration
+                    if unitDone[i] {
+                        per[r].segmentsDone += 1
+                        per[r].mediaSecondsDone += u.duration
+                        per[r].addLoaded(u.start, u.start + u.duration)
+                    }
+                }
+            }
+        }
+        for r in plan.renditions.indices {
+            // A segment shared with another rendition (deduplicated) still counts for both.
+            per[r].segmentsTotal = max(per[r].segmentsTotal, plan.renditions[r].segments)
+            per[r].mediaSecondsTotal = max(per[r].mediaSecondsTotal, plan.renditions[r].mediaSeconds)
+            total.segmentsTotal += per[r].segmentsTotal
+            total.segmentsDone += per[r].segmentsDone
+            total.mediaSecondsTotal += per[r].mediaSecondsTotal
+            total.mediaSecondsDone += per[r].mediaSecondsDone
+        }
+        // The job's loaded ranges: those of its first rendition (what a player would play).
+        total.loadedTimeRanges = per.first?.loadedTimeRanges ?? []
+        total.keepAtLeast(floor)
+        if total.bytesDone > floor.bytesDone || total.segmentsDone > floor.segmentsDone || total.mediaSecondsDone > floor.mediaSecondsDone {
+            floor.bytesDone = total.bytesDone
+            floor.segmentsDone = total.segmentsDone
+            floor.mediaSecondsDone = total.mediaSecondsDone
+        }
+        return (total, per)
+    }
+
+    /// Bytes per second over the last ten seconds.
+    func rate(bytesDone: Int, now: Double) -> Double {
+        samples.append((now, bytesDone))
+        while let first = samples.first, now - first.0 > 10, samples.count > 2 { samples.removeFirst() }
+        guard state == .running || state == .waitingForOrigin, let first = samples.first, now - first.0 > 0.5 else { return 0 }
+        return Double(bytesDone - first.1) / (now - first.0)
+    }
+}

@@ -1,0 +1,85 @@
+import EddyHLS
+
+/// What `POST /api/downloads` asks for, as its JSON body says it (the field names are fixed:
+/// scripts rely on them). `variant` is a predicate (see `VariantPredicate`), `audio` and
+/// `subtitles` media selections (see `RenditionChoice`), `auxiliary` further configurations
+/// downloaded in addition (AVAssetDownloadConfiguration's auxiliaryConfigurations).
+public struct DownloadSpec: Codable, Equatable, Sendable {
+    public var url: String
+    public var title: String?
+    public var variant: String?
+    public var variantIndex: Int?
+    public var audio: [String]?
+    public var subtitles: [String]?
+    public var auxiliary: [Auxiliary]?
+
+    /// One auxiliary configuration.
+    public struct Auxiliary: Codable, Equatable, Sendable {
+        public var variant: String?
+        public var variantIndex: Int?
+        public var audio: [String]?
+        public var subtitles: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case variant, audio, subtitles
+            case variantIndex = "variant_index"
+        }
+
+        public init(variant: String? = nil, variantIndex: Int? = nil, audio: [String]? = nil, subtitles: [String]? = nil) {
+            self.variant = variant
+            self.variantIndex = variantIndex
+            self.audio = audio
+            self.subtitles = subtitles
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url, title, variant, audio, subtitles, auxiliary
+        case variantIndex = "variant_index"
+    }
+
+    public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
+                audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil) {
+        self.url = url
+        self.title = title
+        self.variant = variant
+        self.variantIndex = variantIndex
+        self.audio = audio
+        self.subtitles = subtitles
+        self.auxiliary = auxiliary
+    }
+
+    /// The primary and auxiliary configurations; a malformed predicate or media selection is an
+    /// error naming the field and the position.
+    public func configurations() throws(DownloadInputError) -> (primary: DownloadConfiguration, auxiliary: [DownloadConfiguration]) {
+        let primary = try DownloadSpec.configuration("", variant, variantIndex, audio, subtitles)
+        var aux: [DownloadConfiguration] = []
+        for (i, a) in (auxiliary ?? []).enumerated() {
+            aux.append(try DownloadSpec.configuration("auxiliary[\(i)].", a.variant, a.variantIndex, a.audio, a.subtitles))
+        }
+        return (primary, aux)
+    }
+
+    private static func configuration(_ field: String, _ variant: String?, _ index: Int?, _ audio: [String]?,
+                                      _ subtitles: [String]?) throws(DownloadInputError) -> DownloadConfiguration {
+        var c = DownloadConfiguration(variantIndex: index, audio: audio, subtitles: subtitles)
+        if let index, index < 0 { throw DownloadInputError("\(field)variant_index must be 0 or more") }
+        if let variant, !variant.isEmpty {
+            do { c.qualifiers = [try VariantQualifier.parse(variant)] } catch {
+                throw DownloadInputError("\(field)variant: \(error.message) at position \(error.position)")
+            }
+        }
+        for (name, list) in [("audio", audio), ("subtitles", subtitles)] {
+            for item in list ?? [] where item.lowercased() != "all" && item.lowercased() != "none" && RenditionChoice(item) == nil {
+                throw DownloadInputError("\(field)\(name): '\(item)' is not a language, name:, char: or channels: selection")
+            }
+        }
+        return c
+    }
+}
+
+/// Input a download cannot start from: answered 400 with this one line, and nothing is created.
+public struct DownloadInputError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,168 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// Brings one URL's whole body into the cache through its resource coordinator, for a download
+/// job: a discovery fill when nothing is stored (joining one in flight), then a fetch-only ticket
+/// at `.download` priority for whatever is missing. A player asking for the same bytes meanwhile
+/// shares the same fills, and confirmed blocks of a half-fetched resource (also from before a
+/// restart) are never fetched again. With `range` (an EXT-X-BYTERANGE segment), only those bytes
+/// are fetched and confirmed. Reports once, on the loop thread.
+final class ResourceFetch: HeadWaiter, TicketConsumer {
+    /// How a fetch ended.
+    enum Outcome {
+        case stored(CachedResource)
+        /// With the reason; `status` when the origin answered with an error status.
+        case failed(String, status: Int?)
+    }
+
+    private let coordinators: Coordinators
+    let url: UpstreamURL
+    private let checkAddress: Bool
+    /// The bytes wanted; nil for the whole body.
+    let range: Range<Int>?
+    private var ticket: Ticket?
+    private var fill: FillSession?
+    private var done = false
+    private var lookups = 0
+    private var onDone: ((Outcome) -> Void)?
+    /// Held while running: fills and tickets keep their waiters weakly.
+    private var keepAlive: ResourceFetch?
+    /// When the fetch started (monotonic), for the job's log.
+    let startedAt = EventLoop.monotonic()
+
+    var isWaiting: Bool { !done }
+
+    init(coordinators: Coordinators, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil,
+         onDone: @escaping (Outcome) -> Void) {
+        self.coordinators = coordinators
+        self.url = url
+        self.checkAddress = checkAddress
+        self.range = range
+        self.onDone = onDone
+    }
+
+    private var key: String { url.description }
+
+    /// Starts, or reports at once when the resource is stored whole already.
+    func start() {
+        guard !done else { return }
+        keepAlive = self
+        lookups += 1
+        // A resource that keeps changing under the fetch is a failure, not a loop.
+        guard lookups <= 4 else { return finish(.failed("the resource kept changing while it was fetched", status: nil)) }
+        let cache = coordinators.cache
+        if let r = cache.lookup(key, now: coordinators.loop.wallClock()), r.meta.status != 0 {
+            if r.isComplete { return finish(.stored(r)) }
+            if let len = r.meta.length, r.meta.ifRangeValidator != nil {
+                let wanted = range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+                if wanted.isEmpty || r.confirmed.contains(wanted) { return finish(.stored(r)) }
+                ticket = coordinators.of(r).open(priority: .download, fetchOnly: true, range: wanted, fetch: context, consumer: self)
+                return
+            }
+            // Stored without a validator or length: bytes already there cannot be resumed safely.
+            cache.remove(r)
+        }
+        if let pending = coordinators.discovering[key] {
+            fill = pending
+            pending.addHeadWaiter(self)
+            return
+        }
+        // A byte-range segment discovers its resource with its own range (widened to blocks by
+        // the fill), so a single-file rendition is fetched segment by segment.
+        let asked = range.map { RangeResponseCheck.Asked.span(first: CacheStore.blocks.floor($0.lowerBound), last: $0.upperBound - 1) }
+        let f = coordinators.startFill(kind: .discovery, fetch: context, resource: nil, asked: asked)
+        coordinators.discovering[key] = f
+        f.owner = self
+        f.addHeadWaiter(self)
+        fill = f
+        f.begin()
+    }
+
+    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress) }
+
+    /// Stops without reporting (pause, cancel), and stops the fills nobody else wants at once:
+    /// a paused download must not go on costing the origin (the unwanted-fill sweep would take
+    /// seconds, and a fill that ends its range may not start another).
+    func cancel() {
+        guard !done else { return }
+        done = true
+        onDone = nil
+        var fills = fill.map { [$0] } ?? []
+        if let t = ticket {
+            fills += t.coordinator.fills
+            t.close()
+        }
+        for f in fills where f.wantedPriority == nil { f.cancel() }
+        ticket = nil
+        fill = nil
+        keepAlive = nil
+    }
+
+    /// Bytes of the wanted range confirmed so far, for live progress.
+    var confirmedBytes: Int {
+        guard let t = ticket else { return 0 }
+        return range.map { t.resource.confirmed.intersection($0).count } ?? t.resource.confirmed.count
+    }
+
+    func headArrived(_ outcome: HeadOutcome) {
+        guard !done else { return }
+        let head = fill?.head
+        fill = nil
+        switch outcome {
+        case .ready:
+            start() // the resource is stored now: read it through a ticket (or it is complete)
+        case let .notStorable(transfer, _, refusal):
+            transfer?.cancel()
+            let status = head?.status
+            if let status, status >= 400 {
+                finish(.failed("origin answered \(status)", status: status))
+            } else {
+                finish(.failed("the origin's response can not be stored (\(refusal ?? "status \(status ?? 0)"))", status: status))
+            }
+        case let .failed(reason, _):
+            finish(.failed(reason, status: nil))
+        }
+    }
+
+    func ticket(_ ticket: Ticket, reports event: TicketEvent) {
+        guard !done else { return }
+        switch event {
+        case .available: break
+        case .done:
+            let r = ticket.resource
+            ticket.close()
+            self.ticket = nil
+            finish(.stored(r))
+        case .newVersion:
+            ticket.close()
+            self.ticket = nil
+            start()
+        case let .failed(reason):
+            ticket.close()
+            self.ticket = nil
+            finish(.failed(reason, status: ResourceFetch.status(in: reason)))
+        case .cacheUnwritable:
+            ticket.close()
+            self.ticket = nil
+            finish(.failed("the cache can not be written (full or failing disk)", status: nil))
+        }
+    }
+
+    /// An HTTP status named in a failure reason ("origin answered 503"), for the fetch window.
+    static func status(in reason: String) -> Int? {
+        for word in reason.split(whereSeparator: { !$0.isNumber }) where word.count == 3 {
+            if let n = Int(word), (400...599).contains(n) { return n }
+        }
+        return nil
+    }
+
+    private func finish(_ outcome: Outcome) {
+        guard !done else { return }
+        done = true
+        let cb = onDone
+        onDone = nil
+        cb?(outcome)
+        keepAlive = nil
+    }
+}

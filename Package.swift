@@ -35,7 +35,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "eddy", dependencies: [
-            "EddyProxy", "EddyCore", "EddyCache",
+            "EddyProxy", "EddyCore", "EddyCache", "EddyHLS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

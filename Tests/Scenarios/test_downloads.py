@@ -263,3 +263,26 @@ def test_flaky_origin_completes_byte_exact(origins, asset, eddy):
         r = eddy.get("/f" + path)
         assert r.status == 200 and (path.endswith(".m3u8") or sha(r.body) == sha(data)), path
     assert origin_paths(fo) == {}
+
+
+def test_cli_variants_and_download_wait(origins, asset, eddy):
+    _, fo, _ = origins
+    from conftest import EDDY
+    admin = ["--admin", "127.0.0.1:%d" % eddy.admin]
+    run = lambda *a: subprocess.run([EDDY, *a], capture_output=True, text=True, timeout=120)
+    r = run("variants", origin_url(fo), *admin)
+    assert r.returncode == 0, r.stderr
+    assert "960x540" in r.stdout and "PQ" in r.stdout and "English 5.1" in r.stdout
+    r = run("download", "add", origin_url(fo), "--variant", "height <= 180", "--audio", "fr", "--title", "cli", "--wait", *admin)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    job_id, last = lines[0], lines[-1]
+    assert last == "completed" and "100.0%" in lines[-2], lines
+    r = run("download", "ls", "--json", *admin)
+    assert [j["id"] for j in json.loads(r.stdout)] == [job_id]
+    r = run("download", "show", job_id, *admin)
+    assert r.returncode == 0 and "completed" in r.stdout and "audio fr" in r.stdout, r.stdout
+    r = run("download", "add", origin_url(fo), "--variant", "height <=", *admin)
+    assert r.returncode == 1 and "position" in r.stderr, r.stderr
+    assert run("download", "rm", job_id, *admin).returncode == 0
+    assert run("download", "show", job_id, *admin).returncode == 1

@@ -1,0 +1,76 @@
+import ArgumentParser
+import EddyHLS
+import EddyProxy
+import Foundation
+import Glibc
+
+/// `eddy download add URL ...`: starts a download; `--wait` follows it to the end.
+struct DownloadAdd: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Start downloading an HLS asset.")
+
+    @OptionGroup var options: AdminOptions
+    @Argument(help: "The asset's multivariant (or media) playlist: an origin URL eddy may fetch, or an eddy URL.")
+    var url: String
+    @Option(help: "Variant qualifier, e.g. 'videoRange == PQ && peakBitRate < 5000000' or 'height <= 720 lowest'.")
+    var variant: String?
+    @Option(name: .customLong("variant-index"), help: "Take variant N of the playlist.")
+    var variantIndex: Int?
+    @Option(help: "Audio renditions: languages, name:, char:, channels:, all or none (comma-separated).")
+    var audio: String?
+    @Option(help: "Subtitle renditions, as --audio.")
+    var subtitles: String?
+    @Option(help: "An auxiliary configuration, e.g. 'channels >= 6; audio=en' (repeatable).")
+    var aux: [String] = []
+    @Option(help: "A title to show.")
+    var title: String?
+    @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
+    var wait = false
+
+    func run() throws {
+        var spec = DownloadSpec(url: url, title: title, variant: variant, variantIndex: variantIndex,
+                                audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) })
+        if !aux.isEmpty {
+            spec.auxiliary = try aux.map { text in
+                do {
+                    let c = try DownloadConfiguration.parseAuxiliary(text)
+                    // The API takes the predicate's text; parse again only to report errors here.
+                    let predicate = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .first { p in !["audio", "subtitles", "variant-index"].contains { p.lowercased().hasPrefix($0) } && !p.isEmpty }
+                    return DownloadSpec.Auxiliary(variant: predicate, variantIndex: c.variantIndex, audio: c.audio, subtitles: c.subtitles)
+                } catch let e as PredicateSyntaxError {
+                    throw ValidationError("--aux '\(text)': position \(e.position): \(e.message)")
+                }
+            }
+        }
+        let body = try options.call("POST", "/api/downloads", json: JSONEncoder().encode(spec))
+        let j = DownloadText.object(body)
+        let id = j["id"] as? String ?? ""
+        print(id)
+        guard wait else { return }
+        let tty = isatty(1) != 0
+        var last: [String: Any] = j
+        var lastPrinted = 0.0
+        try options.client.events("/api/downloads/\(id)/events") { data in
+            let e = DownloadText.object(data)
+            last = e
+            let now = Date().timeIntervalSince1970
+            if tty {
+                print("\r\u{1b}[2K" + bar(e) + " " + DownloadText.progress(e), terminator: "")
+                fflush(stdout)
+            } else if now - lastPrinted >= 1 || (e["state"] as? String).map({ ["completed", "failed", "cancelled"].contains($0) }) == true {
+                lastPrinted = now
+                print("\(e["state"] as? String ?? "?") \(DownloadText.progress(e))")
+            }
+        }
+        if tty { print("") }
+        let state = last["state"] as? String ?? "?"
+        print(state + ((last["failure"] as? String).map { ": \($0)" } ?? ""))
+        if state != "completed" { throw ExitCode(1) }
+    }
+
+    private func bar(_ e: [String: Any]) -> String {
+        let done = e["bytes_done"] as? Int ?? 0, expected = max(1, e["bytes_expected"] as? Int ?? 1)
+        let filled = min(30, done * 30 / expected)
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "]"
+    }
+}

@@ -52,9 +52,7 @@ public enum ConfigFile {
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
             case "header_timeout": c.limits.headerTimeout = try int(value, key)
             case "prefetch_segments": c.prefetchSegments = try int(value, key)
-            case "max_variants":
-                c.maxVariants = try int(value, key)
-                guard c.maxVariants >= 1 else { throw ConfigError(description: "max_variants: expected at least 1") }
+            case "max_variants": c.maxVariants = try positive(value, key)
             case "allow_connect":
                 guard let b = value as? Bool else { throw ConfigError(description: "allow_connect: expected true or false") }
                 c.allowConnect = b
@@ -63,9 +61,7 @@ public enum ConfigFile {
                     throw ConfigError(description: "connect_ports: expected a list of port numbers")
                 }
                 c.connectPorts = list
-            case "connect_idle_timeout":
-                c.connectIdleTimeout = try int(value, key)
-                guard c.connectIdleTimeout >= 1 else { throw ConfigError(description: "connect_idle_timeout: expected at least 1") }
+            case "connect_idle_timeout": c.connectIdleTimeout = try positive(value, key)
             case "download_concurrency": c.downloadConcurrency = try positive(value, key)
             case "max_parallel_downloads": c.maxParallelDownloads = try positive(value, key)
             case "download_retries": c.downloadRetries = try positive(value, key)

@@ -29,6 +29,8 @@ public final class Proxy {
     private let accessLog: AccessLog
     private var server: HTTPServer!
     private var adminServer: HTTPServer?
+    /// What CONNECT may reach (from the config, built once).
+    private let connectPolicy: ConnectExchange.Policy
     /// Offline downloads and their API (on the admin listener).
     private var downloads: DownloadAPI?
     private var flushTimer: LoopTimer!
@@ -52,6 +54,8 @@ public final class Proxy {
             store = try CacheStore.unavailable(logger: logger)
         }
         curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
+        connectPolicy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
+                                               idleTimeout: Double(config.connectIdleTimeout))
         memory = MemoryTier(budget: config.memoryCache)
         resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
         // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
@@ -146,15 +150,13 @@ public final class Proxy {
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
         if request.method == "CONNECT" {
-            let policy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
-                                                idleTimeout: Double(config.connectIdleTimeout))
-            let tunnel = ConnectExchange(services: services, request: request, policy: policy)
+            let tunnel = ConnectExchange(services: services, request: request, policy: connectPolicy)
             active[ObjectIdentifier(request)] = tunnel
             tunnel.begin()
             return
         }
         if let refusal = Proxy.methodRefusal(request.method) {
-            request.sendError(refusal.status, refusal.reason, extra: allowHeader())
+            request.sendError(refusal.status, refusal.reason, extra: ExchangeServices.allowHeader)
             exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
             return
         }
@@ -195,12 +197,6 @@ public final class Proxy {
         if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
         if !config.cacheKeys && playlists.isKey(url) { return "key" }
         return nil
-    }
-
-    private func allowHeader() -> HTTPHeaders {
-        var h = HTTPHeaders()
-        h.set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-        return h
     }
 
     private func handleAdmin(_ request: ServerRequest) {

@@ -168,6 +168,9 @@ class Eddy:
         self.err = open(self.errpath, "a")
         self.proc = subprocess.Popen(args, stderr=self.err, preexec_fn=self.preexec)
         wait_port(self.port, self.proc)
+        # The admin listener is bound just after the main one: a test's first admin request could
+        # otherwise be refused.
+        wait_port(self.admin, self.proc)
 
     # Runs in the child before exec (e.g. to set resource limits); None for none.
     preexec = None

@@ -25,7 +25,6 @@ extension DownloadEngine {
         case .complete:
             job.completedAt = loop.wallClock()
             stopFetching(job)
-            save(job)
             logger.info("download completed", metadata: ["id": "\(job.id)", "bytes": "\(job.progress().0.bytesDone)"])
             schedule()
         }
@@ -158,10 +157,8 @@ extension DownloadEngine {
             let i = job.cursor
             let unit = plan.units[i]
             guard case let .allow(checkAddress) = resolver.gate.check(unit.url) else {
-                job.cursor += 1
-                unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
-                if job.state != .running { return }
-                continue
+                // A failure always leaves `running` (waiting for the origin, or failed).
+                return unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
             }
             let f = ResourceFetch(coordinators: coordinators, url: unit.url, checkAddress: checkAddress, range: unit.range) {
                 [weak self, weak job] outcome in
@@ -205,9 +202,9 @@ extension DownloadEngine {
         job.record(["event": "error", "kind": unit.kind.rawValue, "uri": unit.name, "status": status.map(String.init) ?? "-",
                     "ms": "\(ms)", "retries": "\(job.unitFailures[i])", "error": reason])
         logger.debug("download unit failed", metadata: ["id": "\(job.id)", "uri": "\(unit.name)", "reason": "\(reason)"])
+        // The job now waits for the origin (fetches in flight go on) or has failed: nothing to pump.
         perform(job.machine.segmentFailed(unit.name, reason: reason, consecutive: job.unitFailures[i], retryAfter: nil,
                                           now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
         changed(job)
-        if job.state == .running { pump(job) }
     }
 }

@@ -34,6 +34,8 @@ final class DownloadJob {
     /// The job's access and error log, newest last, bounded.
     private(set) var log: [[String: String]] = []
     static let maxLog = 2000
+    /// One formatter for every log entry (making one is far dearer than using it).
+    nonisolated(unsafe) private static let timeFormat = ISO8601DateFormatter()
     /// (monotonic seconds, bytes done) samples for the rate.
     private var samples: [(Double, Int)] = []
 
@@ -53,7 +55,7 @@ final class DownloadJob {
     /// Records an event in the log (each segment request, each error).
     func record(_ fields: [String: String]) {
         var f = fields
-        f["time"] = ISO8601DateFormatter().string(from: Date())
+        f["time"] = DownloadJob.timeFormat.string(from: Date())
         log.append(f)
         if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
     }
@@ -134,12 +136,11 @@ final class DownloadJob {
         }
         // The job's loaded ranges: those of its first rendition (what a player would play).
         total.loadedTimeRanges = per.first?.loadedTimeRanges ?? []
+        // After keepAtLeast every done count is at or above the floor: it becomes the new floor.
         total.keepAtLeast(floor)
-        if total.bytesDone > floor.bytesDone || total.segmentsDone > floor.segmentsDone || total.mediaSecondsDone > floor.mediaSecondsDone {
-            floor.bytesDone = total.bytesDone
-            floor.segmentsDone = total.segmentsDone
-            floor.mediaSecondsDone = total.mediaSecondsDone
-        }
+        floor.bytesDone = total.bytesDone
+        floor.segmentsDone = total.segmentsDone
+        floor.mediaSecondsDone = total.mediaSecondsDone
         return (total, per)
     }
 

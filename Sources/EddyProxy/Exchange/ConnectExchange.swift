@@ -59,9 +59,7 @@ final class ConnectExchange {
 
     private func refuse(_ code: Int, _ reason: String) {
         services.metrics.tunnelsRefused += 1
-        var h = HTTPHeaders()
-        if code == 405 { h.set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS") }
-        request.sendError(code, reason, extra: h, close: true)
+        request.sendError(code, reason, extra: code == 405 ? ExchangeServices.allowHeader : HTTPHeaders(), close: true)
         finish()
     }
 

@@ -45,6 +45,13 @@ final class ExchangeServices {
         self.finished = finished
     }
 
+    /// `Allow` for a 405 (RFC 9110 section 15.5.6): the methods eddy passes on.
+    static var allowHeader: HTTPHeaders {
+        var h = HTTPHeaders()
+        h.set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+        return h
+    }
+
     /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
     /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
     func upstreamFields(for request: ServerRequest, fill: Bool) -> HTTPHeaders {

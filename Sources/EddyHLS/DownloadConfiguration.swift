@@ -20,27 +20,46 @@ public struct DownloadConfiguration: Equatable, Sendable {
     /// `channels >= 6; audio=en`.
     public static func parseAuxiliary(_ text: String) throws(PredicateSyntaxError) -> DownloadConfiguration {
         var c = DownloadConfiguration()
+        for part in auxiliaryParts(text) {
+            switch part.kind {
+            case .audio: c.audio = list(part.text)
+            case .subtitles: c.subtitles = list(part.text)
+            case .variantIndex:
+                guard let n = Int(part.text.trimmingOWS()), n >= 0 else { throw PredicateSyntaxError("variant-index needs a number", at: part.offset) }
+                c.variantIndex = n
+            case .predicate:
+                do {
+                    c.qualifiers.append(try VariantQualifier.parse(String(part.text)))
+                } catch {
+                    throw PredicateSyntaxError(error.message, at: part.offset + error.position)
+                }
+            }
+        }
+        return c
+    }
+
+    /// The variant predicates of an auxiliary configuration's text, as written (what the API's
+    /// `auxiliary[].variant` takes).
+    public static func auxiliaryPredicates(_ text: String) -> [String] {
+        auxiliaryParts(text).filter { $0.kind == .predicate }.map { String($0.text.trimmingOWS()) }
+    }
+
+    private enum PartKind { case audio, subtitles, variantIndex, predicate }
+
+    /// The non-empty `;`-separated parts, classified, each with its value and its offset in `text`.
+    private static func auxiliaryParts(_ text: String) -> [(kind: PartKind, text: Substring, offset: Int)] {
+        var out: [(PartKind, Substring, Int)] = []
         var offset = 0
         for part in text.split(separator: ";", omittingEmptySubsequences: false) {
             defer { offset += part.count + 1 }
             let p = part.trimmingOWS()
             if p.isEmpty { continue }
-            if let v = value(of: "audio", p) {
-                c.audio = list(v)
-            } else if let v = value(of: "subtitles", p) {
-                c.subtitles = list(v)
-            } else if let v = value(of: "variant-index", p) {
-                guard let n = Int(v.trimmingOWS()), n >= 0 else { throw PredicateSyntaxError("variant-index needs a number", at: offset) }
-                c.variantIndex = n
-            } else {
-                do {
-                    c.qualifiers.append(try VariantQualifier.parse(String(part)))
-                } catch {
-                    throw PredicateSyntaxError(error.message, at: offset + error.position)
-                }
-            }
+            if let v = value(of: "audio", p) { out.append((.audio, v, offset)) }
+            else if let v = value(of: "subtitles", p) { out.append((.subtitles, v, offset)) }
+            else if let v = value(of: "variant-index", p) { out.append((.variantIndex, v, offset)) }
+            else { out.append((.predicate, part, offset)) }
         }
-        return c
+        return out
     }
 
     private static func value(of key: String, _ part: Substring) -> Substring? {

@@ -32,11 +32,11 @@ struct DownloadAdd: ParsableCommand {
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {
+                    // Parsed here to report errors with their position; the API takes the text.
                     let c = try DownloadConfiguration.parseAuxiliary(text)
-                    // The API takes the predicate's text; parse again only to report errors here.
-                    let predicate = text.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                        .first { p in !["audio", "subtitles", "variant-index"].contains { p.lowercased().hasPrefix($0) } && !p.isEmpty }
-                    return DownloadSpec.Auxiliary(variant: predicate, variantIndex: c.variantIndex, audio: c.audio, subtitles: c.subtitles)
+                    let predicates = DownloadConfiguration.auxiliaryPredicates(text)
+                    guard predicates.count <= 1 else { throw ValidationError("--aux '\(text)': one variant predicate per configuration") }
+                    return DownloadSpec.Auxiliary(variant: predicates.first, variantIndex: c.variantIndex, audio: c.audio, subtitles: c.subtitles)
                 } catch let e as PredicateSyntaxError {
                     throw ValidationError("--aux '\(text)': position \(e.position): \(e.message)")
                 }

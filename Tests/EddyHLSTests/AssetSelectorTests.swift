@@ -133,6 +133,13 @@ final class AssetSelectorTests: XCTestCase {
         XCTAssertEqual(try DownloadConfiguration.parseAuxiliary("variant-index=2; subtitles = en, fr").subtitles, ["en", "fr"])
     }
 
+    func test_auxiliaryPredicates_areThePartsParseAuxiliaryReadsAsQualifiers() {
+        let text = "audioCodec == mp4a ; audio=en; channels >= 6 lowest; variant-index=1"
+        XCTAssertEqual(DownloadConfiguration.auxiliaryPredicates(text), ["audioCodec == mp4a", "channels >= 6 lowest"])
+        XCTAssertEqual(try DownloadConfiguration.parseAuxiliary(text).qualifiers.count, 2)
+        XCTAssertEqual(DownloadConfiguration.auxiliaryPredicates("audio=en"), [])
+    }
+
     func test_localeLanguage() {
         XCTAssertEqual(AssetSelector.language(ofLocale: "fr_CA.UTF-8"), "fr")
         XCTAssertEqual(AssetSelector.language(ofLocale: "de_DE@euro"), "de")

@@ -28,7 +28,7 @@ GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the 
 once) until /_set?path=P&fail= clears it.
 GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
 GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
-connection after part of the body (0 turns it off). For downloads, whose segment URLs come from
+connection after part of the body (0 turns it off); the random draws are seeded by each /_set. For downloads, whose segment URLs come from
 playlists and carry no parameters.
 POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"method", "length",
 "sha256"} of the request body they read (Content-Length or chunked).
@@ -43,7 +43,7 @@ STATS = {"requests": 0, "bytes": 0, "paths": {}}
 DROPS = {}
 LAST = {}
 FAIL = {}
-GLOBAL = {"rate": 0, "flaky": 0.0}
+GLOBAL = {"rate": 0, "flaky": 0.0, "rng": random.Random(12345)}
 
 
 def cc_value(q):
@@ -113,6 +113,9 @@ class Handler(BaseHTTPRequestHandler):
                     GLOBAL["rate"] = int(q["rate"])
                 if "flaky" in q:
                     GLOBAL["flaky"] = float(q["flaky"])
+                    # Seeded on each /_set: the k-th request after it always meets the same fate,
+                    # so a test's faults do not depend on luck (only on the order of requests).
+                    GLOBAL["rng"] = random.Random(12345)
             return self.send_json({"ok": True})
         if u.path == "/_set":
             with LOCK:
@@ -131,11 +134,14 @@ class Handler(BaseHTTPRequestHandler):
             STATS["requests"] += 1
             STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
             fail = FAIL.get(u.path)
-        flaky = GLOBAL["flaky"] > 0 and random.random() < GLOBAL["flaky"]
-        if flaky and random.random() < 0.5:
+        with LOCK:
+            rng = GLOBAL["rng"]
+            flaky = GLOBAL["flaky"] > 0 and rng.random() < GLOBAL["flaky"]
+            draw, cut = rng.random(), rng.randint(0, 200000)
+        if flaky and draw < 0.5:
             fail = "503"
         elif flaky and "drop_after" not in q:
-            q["drop_after"] = str(random.randint(0, 200000))
+            q["drop_after"] = str(cut)
         if fail == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)

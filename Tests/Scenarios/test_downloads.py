@@ -2,7 +2,7 @@
 fMP4 asset on the fault origin: three video variants (one marked PQ), en/fr stereo audio, an en
 5.1 group referenced by variants that share the video playlists, en/fr WebVTT. The origin's
 per-path counters show exactly what each download fetched."""
-import hashlib, http.client, json, os, shutil, signal, subprocess, time
+import hashlib, http.client, json, os, shutil, signal, subprocess, time, urllib.parse
 import pytest
 from conftest import Eddy, request, sha
 
@@ -145,6 +145,13 @@ def test_bad_input_is_400_and_creates_nothing(origins, asset, eddy):
     for body, words in cases:
         status, r = api(eddy, "POST", "/api/downloads", body)
         assert status == 400 and words in r["error"], (body, r)
+    # An origin failing is not bad input: 502, and nothing is created either.
+    request(fo.port, "/_set?" + urllib.parse.urlencode({"path": "/%s/master.m3u8" % ASSET, "fail": "503"}))
+    try:
+        status, r = api(eddy, "POST", "/api/downloads", {"url": origin_url(fo, "master.m3u8?uncached=1")})
+        assert status == 502 and "503" in r["error"], r
+    finally:
+        request(fo.port, "/_set?" + urllib.parse.urlencode({"path": "/%s/master.m3u8" % ASSET, "fail": ""}))
     assert api(eddy, "GET", "/api/downloads") == (200, [])
     assert api(eddy, "GET", "/api/variants?url=http://127.0.0.1:%d/small.bin" % fo.port)[0] == 400
     assert api(eddy, "GET", "/api/downloads/nope")[0] == 404
@@ -247,6 +254,9 @@ def test_kill9_resumes_by_itself_without_refetching(origins, asset, tmp_path):
 
 def test_flaky_origin_completes_byte_exact(origins, asset, eddy):
     _, fo, _ = origins
+    # The master playlist is cached first: while a job is being created an origin failure is a
+    # 502 (see the bad-input test); the faults are for the job itself.
+    assert eddy.get("/f/%s/master.m3u8" % ASSET).status == 200
     request(fo.port, "/_set?flaky=0.3")
     try:
         status, j = api(eddy, "POST", "/api/downloads", {"url": origin_url(fo), "variant_index": 0, "audio": ["en"]})

@@ -63,7 +63,7 @@ final class DownloadAPI {
             guard let self else { return }
             switch result {
             case let .success(job): send(request, 201, info(job))
-            case let .failure(e): self.error(request, 400, e.description)
+            case let .failure(e): self.error(request, e.status, e.description)
             }
         }
     }
@@ -71,13 +71,13 @@ final class DownloadAPI {
     private func variants(_ request: ServerRequest, _ url: String?) {
         guard let url, !url.isEmpty else { return error(request, 400, "url= is required") }
         guard case let .success((target, checkAddress)) = engine.target(for: url) else {
-            if case let .failure(e) = engine.target(for: url) { error(request, 400, e.description) }
+            if case let .failure(e) = engine.target(for: url) { error(request, e.status, e.description) }
             return
         }
         engine.loadPlaylist(target, checkAddress: checkAddress) { [weak self] result in
             guard let self else { return }
             switch result {
-            case let .failure(e): self.error(request, 400, e.description)
+            case let .failure(e): self.error(request, e.status, e.description)
             case let .success(p):
                 guard case .multivariant = p.kind else { return self.error(request, 400, "\(url) is a media playlist, not a multivariant one") }
                 let mv = MultivariantPlaylist(p)

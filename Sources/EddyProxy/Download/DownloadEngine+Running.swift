@@ -59,12 +59,17 @@ extension DownloadEngine {
                 }
             }
             switch outcome {
-            case let .failed(reason, _): done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)")))
+            case let .failed(reason, status):
+                // A 4xx says the URL is wrong; a 5xx or no answer says the origin failed, not the input.
+                let originFailed = status.map { $0 >= 500 } ?? true
+                done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400)))
             case let .stored(r):
                 guard let p = playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) else {
                     return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
                 }
-                cache.setPinned(r, job != nil)
+                // A job's playlists are kept; a look without a job (variants, the check before a
+                // job is created) must not unpin what a job pinned.
+                if job != nil { cache.setPinned(r, true) }
                 done(.success(p))
             }
         }
@@ -182,10 +187,10 @@ extension DownloadEngine {
             cache.setPinned(r, true)
             job.unitDone[i] = true
             job.unitBytes[i] = unit.range?.count ?? r.meta.length ?? r.confirmed.count
-            job.unitFailures[i] = 0
             job.window.answered(r.meta.status)
             job.record(["event": "request", "kind": unit.kind.rawValue, "uri": unit.name, "status": "\(r.meta.status)",
-                        "bytes": "\(job.unitBytes[i])", "ms": "\(ms)", "retries": "0"])
+                        "bytes": "\(job.unitBytes[i])", "ms": "\(ms)", "retries": "\(job.unitFailures[i])"])
+            job.unitFailures[i] = 0
             perform(job.machine.segmentSucceeded(), job)
             changed(job)
             pump(job)

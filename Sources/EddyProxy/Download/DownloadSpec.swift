@@ -78,8 +78,13 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 }
 
-/// Input a download cannot start from: answered 400 with this one line, and nothing is created.
+/// Input a download cannot start from: answered with `status` (400, or 502 when the origin
+/// failed rather than the input) and this one line, and nothing is created.
 public struct DownloadInputError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    public var status: Int
+    public init(_ description: String, status: Int = 400) {
+        self.description = description
+        self.status = status
+    }
 }

@@ -289,11 +289,10 @@ def main():
         lines.append("| %s | %.3f | %.3f | %.2f | %s%s |" % (name, e, n, ratio, better, ", %d errors" % bad if bad else ""))
     table = "\n".join(lines)
     print(table)
-    head = "# eddy vs nginx\n\nOne run of `scripts/bench` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock, 1 worker (eddy runs one event loop). Same nginx origin, same files, each pair measured alternately.\n\n" % (
+    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock, 1 worker (eddy runs one event loop). Same nginx origin, same files, each pair measured alternately.\n\n" % (
         os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-    os.makedirs(os.path.join(os.path.dirname(__file__)), exist_ok=True)
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"), "w") as f:
-        f.write(head + table + "\n")
+    from results import write_section
+    write_section("proxy", head + table + "\n")
 
 
 if __name__ == "__main__":

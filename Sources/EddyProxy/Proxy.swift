@@ -195,7 +195,11 @@ public final class Proxy {
         if !store.isAvailable { return "cache unavailable" }
         // LL-HLS blocking reloads and delta updates are answered by the origin each time.
         if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
-        if !config.cacheKeys && playlists.isKey(url) { return "key" }
+        // A key is fetched each time unless cache_keys says otherwise; a downloaded asset's key is
+        // pinned and served from the cache, because offline playback needs it.
+        if !config.cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+            return "key"
+        }
         return nil
     }
 

@@ -30,8 +30,23 @@ final class DownloadJobStateMachineTests: XCTestCase {
         XCTAssertEqual(m.retryDue(now: 100.5), .fetch)
         XCTAssertEqual(m.state, .running)
         _ = m.segmentFailed("s1", reason: "503", consecutive: 2, retryAfter: nil, now: 200, jitter: 0.999)
-        XCTAssertEqual(m.segmentSucceeded(), .fetch, "another request's success ends the wait")
+        XCTAssertEqual(m.segmentSucceeded(now: 201), .fetch, "another request's success ends the wait")
         XCTAssertEqual(m.state, .running)
+    }
+
+    func test_retryAfterHoldsTheJob_evenWhenAnotherRequestSucceeds() {
+        var m = running()
+        XCTAssertEqual(m.segmentFailed("s1", reason: "503", consecutive: 1, retryAfter: 5, now: 100, jitter: 0), .retry(at: 105))
+        XCTAssertEqual(m.holdUntil, 105)
+        XCTAssertEqual(m.segmentSucceeded(now: 101), .none, "the origin asked for 5 s")
+        XCTAssertEqual(m.state, .waitingForOrigin)
+        XCTAssertEqual(m.retryDue(now: 105), .fetch)
+        XCTAssertNil(m.holdUntil)
+        _ = m.segmentFailed("s2", reason: "429", consecutive: 1, retryAfter: 2, now: 200, jitter: 0)
+        XCTAssertEqual(m.segmentSucceeded(now: 202), .fetch, "after the hold, a success ends the wait")
+        _ = m.segmentFailed("s3", reason: "429", consecutive: 1, retryAfter: 2, now: 300, jitter: 0)
+        XCTAssertEqual(m.pause(), .stopFetching)
+        XCTAssertNil(m.holdUntil, "pausing forgets the hold; resuming asks again")
     }
 
     func test_aLaterFailureDoesNotBringTheRetryForward_butRetryAfterIsHonoured() {

@@ -1,6 +1,6 @@
 """Fixtures for eddy's scenario tests: a real nginx origin, the fault-injecting origin, and the real
 eddy binary, each on a free loopback port, each stopped by pid at the end."""
-import hashlib, http.client, json, os, random, re, signal, socket, subprocess, sys, time
+import hashlib, http.client, json, os, random, re, shutil, signal, socket, subprocess, sys, time
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -247,7 +247,7 @@ def tls_origin(origins, tmp_path_factory):
 daemon off; user root; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log;
 events {{ worker_connections 64; }}
 http {{
-  log_format proto '$request_uri $server_protocol $status $body_bytes_sent';
+  log_format proto '$request_uri $server_protocol $status $body_bytes_sent $connection';
   access_log {d}/access.log proto;
   client_body_temp_path {d}; proxy_temp_path {d}; fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};
   server {{
@@ -268,3 +268,57 @@ def read_range(path, start, end):
     with open(path, "rb") as f:
         f.seek(start)
         return f.read(end - start + 1)
+
+
+def ff(*args, timeout=120):
+    return subprocess.run(["ffmpeg", "-v", "error", "-y", *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def streams(origins):
+    ng = origins[0]
+    base = os.path.join(ng.www, "hls")
+    if os.path.exists(os.path.join(base, "done")):
+        return base
+    shutil.rmtree(base, ignore_errors=True)
+    # 1. Multi-variant fMP4: two video variants, English and French audio, WebVTT subtitles.
+    d = os.path.join(base, "fmp4")
+    os.makedirs(os.path.join(d, "sub"))
+    vtt = os.path.join(base, "subs.vtt")
+    open(vtt, "w").write("WEBVTT\n\n00:00:00.000 --> 00:00:04.000\nHello\n\n00:00:04.000 --> 00:00:08.000\nWorld\n\n"
+                         "00:00:08.000 --> 00:00:10.000\nBye\n")
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:duration=10",
+           "-f", "lavfi", "-i", "sine=frequency=660:duration=10",
+           "-filter_complex", "[0:v]split=2[v1][v2];[v2]scale=160:90[v2o]", "-map", "[v1]", "-map", "[v2o]", "-map", "1:a", "-map", "2:a",
+           "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-b:a", "64k",
+           "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4", "-master_pl_name", "master.m3u8",
+           "-var_stream_map", "v:0,agroup:aud,name:hi v:1,agroup:aud,name:lo a:0,agroup:aud,language:en,name:en,default:yes "
+                              "a:1,agroup:aud,language:fr,name:fr",
+           "-hls_segment_filename", os.path.join(d, "%v", "seg%d.m4s"), os.path.join(d, "%v", "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    r = ff("-i", vtt, "-c:s", "webvtt", "-f", "segment", "-segment_time", "4", "-segment_list", os.path.join(d, "sub", "index.m3u8"),
+           "-segment_list_type", "m3u8", "-segment_format", "webvtt", os.path.join(d, "sub", "seg%d.vtt"))
+    assert r.returncode == 0, r.stderr
+    master = open(os.path.join(d, "master.m3u8")).read()
+    master = master.replace("#EXT-X-STREAM-INF:", '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",'
+                                                   'AUTOSELECT=YES,URI="sub/index.m3u8"\n#EXT-X-STREAM-INF:', 1)
+    master = re.sub(r'(#EXT-X-STREAM-INF:[^\n]*)', r'\1,SUBTITLES="subs"', master)
+    open(os.path.join(d, "master.m3u8"), "w").write(master)
+    # 2. MPEG-TS with AES-128.
+    d = os.path.join(base, "aes")
+    os.makedirs(d)
+    open(os.path.join(d, "key.bin"), "wb").write(bytes(range(16)))
+    open(os.path.join(base, "keyinfo"), "w").write("key.bin\n%s\n" % os.path.join(d, "key.bin"))
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-f", "lavfi", "-i", "sine=duration=10",
+           "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-c:a", "aac", "-f", "hls", "-hls_time", "2",
+           "-hls_playlist_type", "vod", "-hls_key_info_file", os.path.join(base, "keyinfo"),
+           "-hls_segment_filename", os.path.join(d, "seg%d.ts"), os.path.join(d, "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    # 3. One file with EXT-X-BYTERANGE.
+    d = os.path.join(base, "single")
+    os.makedirs(d)
+    r = ff("-f", "lavfi", "-i", "testsrc=duration=10:size=320x180:rate=25", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+           "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_flags", "single_file", os.path.join(d, "index.m3u8"))
+    assert r.returncode == 0, r.stderr
+    open(os.path.join(base, "done"), "w").write("ok")
+    return base

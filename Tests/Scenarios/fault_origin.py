@@ -25,7 +25,7 @@ on request through query parameters (so each behaviour is also its own cache key
 GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
 GET /_last?path=P returns the method, headers and body sha256 of the last request for path P.
 GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
-once) until /_set?path=P&fail= clears it.
+once) until /_set?path=P&fail= clears it; &retry_after=V adds Retry-After: V to those answers.
 GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
 GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
 connection after part of the body (0 turns it off); the random draws are seeded by each /_set. For downloads, whose segment URLs come from
@@ -120,7 +120,7 @@ class Handler(BaseHTTPRequestHandler):
         if u.path == "/_set":
             with LOCK:
                 if q.get("fail"):
-                    FAIL[q["path"]] = q["fail"]
+                    FAIL[q["path"]] = (q["fail"], q.get("retry_after"))
                 else:
                     FAIL.pop(q.get("path"), None)
             return self.send_json({"ok": True})
@@ -133,7 +133,7 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             STATS["requests"] += 1
             STATS["paths"].setdefault(u.path, {"requests": 0, "bytes": 0})["requests"] += 1
-            fail = FAIL.get(u.path)
+            fail, retry_after = FAIL.get(u.path, (None, None))
         with LOCK:
             rng = GLOBAL["rng"]
             flaky = GLOBAL["flaky"] > 0 and rng.random() < GLOBAL["flaky"]
@@ -148,6 +148,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if fail:
             self.send_response(int(fail))
+            if retry_after:
+                self.send_header("Retry-After", retry_after)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return

@@ -32,6 +32,9 @@ final class ResourceCoordinator {
     var playlistFetchedAt: Double?
     /// The body held in memory (small complete resources), see `MemoryTier`.
     var memory: MemoryTier.Entry?
+    /// The origin's last error answer to a fill of this resource, until it sends bytes again: a
+    /// download job whose ticket gives up reads its status and Retry-After here.
+    var lastRefusal: OriginRefusal?
 
     init(resource: CachedResource, coordinators: Coordinators) {
         self.resource = resource

@@ -17,7 +17,9 @@ extension DownloadEngine {
             let timer = LoopTimer(loop: loop) { [weak self, weak job] in
                 guard let self, let job else { return }
                 job.retryTimer = nil
-                perform(job.machine.retryDue(now: EventLoop.monotonic()), job)
+                // libevent counts a timer from the loop's cached time, which lags the clock
+                // during a busy callback: the timer may fire a little before `at`. It is due.
+                perform(job.machine.retryDue(now: max(EventLoop.monotonic(), at)), job)
                 changed(job)
             }
             job.retryTimer = timer
@@ -38,6 +40,9 @@ extension DownloadEngine {
         job.resolving.removeAll()
         job.retryTimer?.cancel()
         job.retryTimer = nil
+        job.pumpTimer?.cancel()
+        job.pumpTimer = nil
+        job.unitNotBefore = [:] // resuming asks again at once
         job.cursor = 0
     }
 
@@ -53,16 +58,17 @@ extension DownloadEngine {
                 case let .stored(r):
                     job.record(["event": "request", "kind": "playlist", "uri": url.pathAndQuery, "status": "\(r.meta.status)",
                                 "bytes": "\(r.meta.length ?? r.confirmed.count)", "ms": ms, "retries": "\(job.planFailures)"])
-                case let .failed(reason, status):
+                case let .failed(reason, status, _):
                     job.record(["event": "error", "kind": "playlist", "uri": url.pathAndQuery, "status": status.map(String.init) ?? "-",
                                 "ms": ms, "retries": "\(job.planFailures)", "error": reason])
                 }
             }
             switch outcome {
-            case let .failed(reason, status):
+            case let .failed(reason, status, retryAfter):
                 // A 4xx says the URL is wrong; a 5xx or no answer says the origin failed, not the input.
-                let originFailed = status.map { $0 >= 500 } ?? true
-                done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400)))
+                let originFailed = status.map { $0 >= 500 || $0 == 429 } ?? true
+                done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400,
+                                                 retryAfter: retryAfter)))
             case let .stored(r):
                 guard let p = playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) else {
                     return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
@@ -84,7 +90,7 @@ extension DownloadEngine {
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job) { [weak self, weak job] result in
             guard let self, let job, job.state == .running else { return }
             switch result {
-            case let .failure(e): return planFailed(job, e.description)
+            case let .failure(e): return planFailed(job, e.description, retryAfter: e.retryAfter)
             case let .success(p):
                 guard case .multivariant = p.kind else {
                     let only = SelectedRendition(type: .video, uri: job.url.description)
@@ -106,11 +112,15 @@ extension DownloadEngine {
         var media: [UpstreamURL: MediaPlaylist] = [:]
         var pending = 0
         var failure: String?
+        var retryAfter: Double?
         let urls = selection.compactMap { URIReference.resolve($0.uri, against: job.url) }
+        var planned = false
         func finished() {
-            guard pending == 0, job.state == .running else { return }
+            // Stored playlists answer at once, inside the loop below: the plan is built once.
+            guard pending == 0, !planned, job.state == .running else { return }
+            planned = true
             job.resolving.removeAll()
-            if let failure { return planFailed(job, failure) }
+            if let failure { return planFailed(job, failure, retryAfter: retryAfter) }
             job.planFailures = 0
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
             let now = loop.wallClock()
@@ -136,7 +146,8 @@ extension DownloadEngine {
                 pending -= 1
                 switch result {
                 case let .success(p): media[u] = MediaPlaylist(p)
-                case let .failure(e): failure = failure ?? e.description
+                case let .failure(e):
+                    if failure == nil { (failure, retryAfter) = (e.description, e.retryAfter) }
                 }
                 finished()
             }
@@ -145,37 +156,57 @@ extension DownloadEngine {
     }
 
     /// A playlist could not be had: counted like a segment's failure (retried with backoff).
-    private func planFailed(_ job: DownloadJob, _ reason: String) {
+    private func planFailed(_ job: DownloadJob, _ reason: String, retryAfter: Double? = nil) {
         job.resolving.removeAll()
         job.planFailures += 1
-        perform(job.machine.segmentFailed("playlist", reason: reason, consecutive: job.planFailures, retryAfter: nil,
+        perform(job.machine.segmentFailed("playlist", reason: reason, consecutive: job.planFailures, retryAfter: retryAfter,
                                           now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
         changed(job)
     }
 
-    /// Starts fetches until the window is full.
+    /// Starts fetches until the window is full. Units waiting for their backoff are passed over;
+    /// when nothing else is in flight, a timer comes back for the first of them.
     func pump(_ job: DownloadJob) {
         guard job.state == .running, let plan = job.plan else { return }
-        while job.inFlight.count < job.window.size {
-            while job.cursor < plan.units.count && (job.unitDone[job.cursor] || job.inFlight[job.cursor] != nil) { job.cursor += 1 }
-            guard job.cursor < plan.units.count else { break }
-            let i = job.cursor
-            let unit = plan.units[i]
+        let units = plan.units
+        while job.cursor < units.count && (job.unitDone[job.cursor] || job.inFlight[job.cursor] != nil) { job.cursor += 1 }
+        // A little ahead: the pump timer may fire early (libevent's cached time, see `perform`).
+        let now = EventLoop.monotonic() + 0.01
+        var due: Double?
+        var i = job.cursor
+        while job.inFlight.count < job.window.size && i < units.count {
+            defer { i += 1 }
+            if job.unitDone[i] || job.inFlight[i] != nil { continue }
+            if let t = job.unitNotBefore[i], t > now {
+                due = min(due ?? t, t)
+                continue
+            }
+            let unit = units[i]
             guard case let .allow(checkAddress) = resolver.gate.check(unit.url) else {
                 // A failure always leaves `running` (waiting for the origin, or failed).
                 return unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
             }
+            let index = i
             let f = ResourceFetch(coordinators: coordinators, url: unit.url, checkAddress: checkAddress, range: unit.range) {
                 [weak self, weak job] outcome in
                 guard let self, let job else { return }
-                unitEnded(job, i, outcome)
+                unitEnded(job, index, outcome)
             }
             job.inFlight[i] = f
             f.start()
         }
-        if job.inFlight.isEmpty && job.allStored {
+        guard job.inFlight.isEmpty else { return }
+        if job.allStored {
             perform(job.machine.allStored(), job)
             changed(job)
+        } else if let due, job.pumpTimer == nil {
+            let timer = LoopTimer(loop: loop) { [weak self, weak job] in
+                guard let self, let job else { return }
+                job.pumpTimer = nil
+                pump(job)
+            }
+            job.pumpTimer = timer
+            timer.schedule(after: max(0, due - now))
         }
     }
 
@@ -191,15 +222,16 @@ extension DownloadEngine {
             job.record(["event": "request", "kind": unit.kind.rawValue, "uri": unit.name, "status": "\(r.meta.status)",
                         "bytes": "\(job.unitBytes[i])", "ms": "\(ms)", "retries": "\(job.unitFailures[i])"])
             job.unitFailures[i] = 0
-            perform(job.machine.segmentSucceeded(), job)
+            job.unitNotBefore[i] = nil
+            perform(job.machine.segmentSucceeded(now: EventLoop.monotonic()), job)
             changed(job)
             pump(job)
-        case let .failed(reason, status):
-            unitFailed(job, i, reason: reason, status: status, ms: ms)
+        case let .failed(reason, status, retryAfter):
+            unitFailed(job, i, reason: reason, status: status, retryAfter: retryAfter, ms: ms)
         }
     }
 
-    private func unitFailed(_ job: DownloadJob, _ i: Int, reason: String, status: Int?, ms: Int) {
+    private func unitFailed(_ job: DownloadJob, _ i: Int, reason: String, status: Int?, retryAfter: Double? = nil, ms: Int) {
         guard let unit = job.plan?.units[i] else { return }
         job.unitFailures[i] += 1
         job.window.answered(status)
@@ -207,9 +239,12 @@ extension DownloadEngine {
         job.record(["event": "error", "kind": unit.kind.rawValue, "uri": unit.name, "status": status.map(String.init) ?? "-",
                     "ms": "\(ms)", "retries": "\(job.unitFailures[i])", "error": reason])
         logger.debug("download unit failed", metadata: ["id": "\(job.id)", "uri": "\(unit.name)", "reason": "\(reason)"])
-        // The job now waits for the origin (fetches in flight go on) or has failed: nothing to pump.
-        perform(job.machine.segmentFailed(unit.name, reason: reason, consecutive: job.unitFailures[i], retryAfter: nil,
-                                          now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
+        // The unit waits its own backoff (or the origin's Retry-After); the job waits for the
+        // origin (fetches in flight go on) or has failed: nothing to pump now.
+        let now = EventLoop.monotonic(), jitter = Double.random(in: 0..<1)
+        job.unitNotBefore[i] = now + job.machine.backoff.delay(failures: job.unitFailures[i], retryAfter: retryAfter, jitter: jitter)
+        perform(job.machine.segmentFailed(unit.name, reason: reason, consecutive: job.unitFailures[i], retryAfter: retryAfter,
+                                          now: now, jitter: jitter), job)
         changed(job)
     }
 }

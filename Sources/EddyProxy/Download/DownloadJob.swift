@@ -21,7 +21,13 @@ final class DownloadJob {
     var unitFailures: [Int] = []
     /// Units being fetched, by index.
     var inFlight: [Int: ResourceFetch] = [:]
-    /// The first unit that may still be pending (units before it are stored or in flight).
+    /// Units that failed, by index, and when each may be asked for again (monotonic seconds):
+    /// each keeps its own backoff while the others go on.
+    var unitNotBefore: [Int: Double] = [:]
+    /// Wakes `pump` when nothing is in flight and the next unit waits for its backoff.
+    var pumpTimer: LoopTimer?
+    /// The first unit that may still be pending (units before it are stored or in flight; units
+    /// after it may be waiting for their backoff).
     var cursor = 0
     var window: FetchWindow
     /// Fetches of the playlists while the plan is built.
@@ -66,6 +72,7 @@ final class DownloadJob {
         unitDone = Array(repeating: false, count: p.units.count)
         unitBytes = Array(repeating: 0, count: p.units.count)
         unitFailures = Array(repeating: 0, count: p.units.count)
+        unitNotBefore = [:]
         cursor = 0
         for i in p.units.indices {
             if let n = stored(i) { unitDone[i] = true; unitBytes[i] = n }

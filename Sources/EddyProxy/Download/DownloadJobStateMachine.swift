@@ -19,6 +19,10 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
     public private(set) var failure: String?
     /// When a job waiting for the origin fetches again.
     public private(set) var retryAt: Double?
+    /// Until when the origin asked not to be asked (Retry-After, RFC 9110 section 10.2.3): it
+    /// speaks for the origin, not one segment, so no request of the job goes before, not even
+    /// after another request's success.
+    public private(set) var holdUntil: Double?
     public var retries: Int
     public var backoff = RetryBackoff()
 
@@ -43,6 +47,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         case .running, .waitingForOrigin:
             state = .paused
             retryAt = nil
+            holdUntil = nil
             return .stopFetching
         default: return .none
         }
@@ -61,12 +66,16 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         let wasFetching = state.holdsSlot
         state = .cancelled
         retryAt = nil
+        holdUntil = nil
         return wasFetching ? .stopFetching : .none
     }
 
-    /// A segment's bytes are all stored.
-    public mutating func segmentSucceeded() -> Action {
+    /// A segment's bytes are all stored: the origin answers again, and the job goes on at once
+    /// (the failed segment keeps its own backoff), unless the origin asked for a pause.
+    public mutating func segmentSucceeded(now: Double) -> Action {
         guard state == .waitingForOrigin else { return .none }
+        if let h = holdUntil, now < h { return .none }
+        holdUntil = nil
         state = .running
         retryAt = nil
         return .fetch
@@ -82,9 +91,11 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
             state = .failed
             failure = "\(segment): \(reason) (\(consecutive) attempts)"
             retryAt = nil
+            holdUntil = nil
             return .stopFetching
         }
         let at = now + backoff.delay(failures: consecutive, retryAfter: retryAfter, jitter: jitter)
+        if retryAfter != nil { holdUntil = Swift.max(holdUntil ?? at, at) }
         state = .waitingForOrigin
         if let r = retryAt, r >= at { return .none }
         retryAt = at
@@ -96,6 +107,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         guard state == .waitingForOrigin, let r = retryAt, now >= r else { return .none }
         state = .running
         retryAt = nil
+        holdUntil = nil
         return .fetch
     }
 
@@ -104,6 +116,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         guard state == .running || state == .waitingForOrigin else { return .none }
         state = .completed
         retryAt = nil
+        holdUntil = nil
         return .complete
     }
 }

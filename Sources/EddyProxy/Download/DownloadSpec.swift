@@ -83,8 +83,11 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
 public struct DownloadInputError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String
     public var status: Int
-    public init(_ description: String, status: Int = 400) {
+    /// Seconds the origin asked to wait (Retry-After), when the failure was its refusal.
+    public var retryAfter: Double?
+    public init(_ description: String, status: Int = 400, retryAfter: Double? = nil) {
         self.description = description
         self.status = status
+        self.retryAfter = retryAfter
     }
 }

@@ -12,8 +12,9 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
     /// How a fetch ended.
     enum Outcome {
         case stored(CachedResource)
-        /// With the reason; `status` when the origin answered with an error status.
-        case failed(String, status: Int?)
+        /// With the reason; `status` when the origin answered with an error status, and the
+        /// seconds it asked to wait (Retry-After) if it did.
+        case failed(String, status: Int?, retryAfter: Double? = nil)
     }
 
     private let coordinators: Coordinators
@@ -68,9 +69,14 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             pending.addHeadWaiter(self)
             return
         }
-        // A byte-range segment discovers its resource with its own range (widened to blocks by
-        // the fill), so a single-file rendition is fetched segment by segment.
-        let asked = range.map { RangeResponseCheck.Asked.span(first: CacheStore.blocks.floor($0.lowerBound), last: $0.upperBound - 1) }
+        // A byte-range segment discovers its resource with its own range widened to whole
+        // blocks, so a single-file rendition is fetched segment by segment. Whole blocks, because
+        // bytes are confirmed by the block: a fill that stopped inside one would leave it to be
+        // fetched again, from its start, for the next segment (seen: the first segment twice).
+        let blocks = CacheStore.blocks
+        let asked = range.map {
+            RangeResponseCheck.Asked.span(first: blocks.floor($0.lowerBound), last: blocks.lastByte(ofBlockHolding: $0.upperBound - 1))
+        }
         let f = coordinators.startFill(kind: .discovery, fetch: context, resource: nil, asked: asked)
         coordinators.discovering[key] = f
         f.owner = self
@@ -112,16 +118,16 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         switch outcome {
         case .ready:
             start() // the resource is stored now: read it through a ticket (or it is complete)
-        case let .notStorable(transfer, _, refusal):
+        case let .notStorable(transfer, _, why):
             transfer?.cancel()
-            let status = head?.status
-            if let status, status >= 400 {
-                finish(.failed("origin answered \(status)", status: status))
+            if let r = OriginRefusal(head, now: coordinators.loop.wallClock()) {
+                finish(.failed("origin answered \(r.status)", status: r.status, retryAfter: r.retryAfter))
             } else {
-                finish(.failed("the origin's response can not be stored (\(refusal ?? "status \(status ?? 0)"))", status: status))
+                finish(.failed("the origin's response can not be stored (\(why ?? "status \(head?.status ?? 0)"))", status: head?.status))
             }
         case let .failed(reason, _):
-            finish(.failed(reason, status: nil))
+            let r = OriginRefusal(head, now: coordinators.loop.wallClock())
+            finish(.failed(reason, status: r?.status, retryAfter: r?.retryAfter))
         }
     }
 
@@ -139,9 +145,10 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             self.ticket = nil
             start()
         case let .failed(reason):
+            let refusal = ticket.coordinator.lastRefusal
             ticket.close()
             self.ticket = nil
-            finish(.failed(reason, status: ResourceFetch.status(in: reason)))
+            finish(.failed(reason, status: refusal?.status ?? ResourceFetch.status(in: reason), retryAfter: refusal?.retryAfter))
         case .cacheUnwritable:
             ticket.close()
             self.ticket = nil

@@ -101,6 +101,7 @@ extension FillSession {
         let c = coordinators.of(r)
         c.noteOriginAnswer(at: startedAt)
         c.machine.stalledAt = nil // the origin answers again
+        c.lastRefusal = nil
         if isFull && asked != nil { c.machine.originIgnoresRange = true } // the whole body from byte 0
         if !c.fills.contains(where: { $0 === self }) { c.fills.append(self) }
     }

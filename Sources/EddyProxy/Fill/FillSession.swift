@@ -227,6 +227,7 @@ final class FillSession {
             // The origin already had `stall_timeout` to send a byte: responses waiting here stop
             // instead of retrying into the same silence (each retry would cost another timeout).
             if error?.isTimeout == true { c.machine.stalledAt = cursor }
+            if let refusal = OriginRefusal(head, now: coordinators.loop.wallClock()) { c.lastRefusal = refusal }
             detach(r)
         }
         let waiters = takeHeadWaiters()

@@ -156,7 +156,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--eddy", required=True)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="one round")
     a = ap.parse_args()
+    if a.quick:
+        a.rounds = 1
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "eddy-bench", "dl-720p-%ds-v1" % SECONDS)
     os.makedirs(os.path.dirname(cache), exist_ok=True)
     make_asset(cache)

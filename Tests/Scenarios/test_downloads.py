@@ -157,21 +157,34 @@ def test_bad_input_is_400_and_creates_nothing(origins, asset, eddy):
     assert api(eddy, "GET", "/api/downloads/nope")[0] == 404
 
 
-def test_selection_fetches_exactly_its_renditions(origins, asset, eddy):
+# Golden selections: the request, then the asset's directories it must fetch, and nothing else.
+SELECTIONS = [
+    ({"variant": "videoRange == SDR lowest", "audio": ["fr"], "subtitles": ["en"]}, ["v0", "a1", "s0"]),
+    ({"variant": "videoRange == PQ && peakBitRate < 1500000", "audio": ["en"], "subtitles": []}, ["v2", "a0"]),
+    ({"variant": "channels >= 6", "audio": ["en"], "subtitles": ["fr"]}, ["v2", "a2", "s1"]),
+    ({"variant_index": 1, "audio": ["all"], "subtitles": ["all"]}, ["v1", "a0", "a1", "s0", "s1"]),
+    # An auxiliary whose variant shares the primary's video playlist adds only its audio.
+    ({"variant_index": 2, "audio": ["en"], "subtitles": [], "auxiliary": [{"variant": "channels >= 6", "audio": ["en"]}]},
+     ["v2", "a0", "a2"]),
+]
+
+
+@pytest.mark.parametrize("ask,dirs", SELECTIONS, ids=["sdr-lowest-fr", "pq-capped", "surround", "all-media", "aux-surround"])
+def test_selection_fetches_exactly_its_renditions(origins, asset, eddy, ask, dirs):
     _, fo, _ = origins
     fo.reset()
-    status, j = api(eddy, "POST", "/api/downloads", {"url": origin_url(fo), "title": "t", "variant": "videoRange == SDR lowest",
-                                                     "audio": ["fr"], "subtitles": ["en"]})
+    status, j = api(eddy, "POST", "/api/downloads", dict(ask, url=origin_url(fo), title="t"))
     assert status == 201, j
     mono = Monotonic()
     j = wait_done(eddy, j["id"], check=mono)
-    expected = files_of(asset, "v0", "a1", "s0")
+    expected = files_of(asset, *dirs)
     assert set(origin_paths(fo)) == set(expected)
     assert j["bytes_exact"] and j["bytes_done"] == sum(len(b) for b in expected.values())
-    extinf = sum(open(os.path.join(asset, r, "index.m3u8")).read().count("#EXTINF") for r in ["v0", "a1", "s0"])
+    extinf = sum(open(os.path.join(asset, r, "index.m3u8")).read().count("#EXTINF") for r in dirs)
     assert j["segments_done"] == j["segments_total"] == extinf
-    assert abs(j["media_seconds_done"] - 36) < 1.5
-    assert [(r["type"], r["language"]) for r in j["renditions"]] == [("video", None), ("audio", "fr"), ("subtitles", "en")]
+    assert abs(j["media_seconds_done"] - 12 * len(dirs)) < 0.5 * len(dirs)
+    kinds = {"v": "video", "a": "audio", "s": "subtitles"}
+    assert sorted(r["type"] for r in j["renditions"]) == sorted(kinds[d[0]] for d in dirs)
     # Every stored byte equals the origin's, and comes from the cache now.
     before = origin_paths(fo)
     for path, data in expected.items():

@@ -42,12 +42,22 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
             s += String(ttl)
         }
         if stored { s += "; stored" }
-        if let detail { s += "; detail=" + CacheStatus.sfString(detail) }
+        if let detail { s += "; detail=" + (CacheStatus.isToken(detail) ? detail : CacheStatus.sfString(detail)) }
         return s
     }
 
     /// `text` as an RFC 8941 sf-string: quoted, DQUOTE and backslash escaped, and anything outside
     /// %x20-7E (which an sf-string cannot carry) replaced with `?`.
+    /// An sf-token (RFC 8941 section 3.3.4: ALPHA or "*", then tchar, ":" or "/"): written bare,
+    /// as RFC 9211's examples write `detail`.
+    static func isToken(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        guard let f = u.first, (f | 0x20) >= 0x61 && (f | 0x20) <= 0x7A || f == 0x2A else { return false }
+        return u.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A) || "!#$%&'*+-.^_`|~:/".utf8.contains(c)
+        }
+    }
+
     static func sfString(_ text: String) -> String {
         var out = "\""
         for u in text.unicodeScalars {

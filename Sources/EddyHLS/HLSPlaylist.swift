@@ -14,7 +14,7 @@ public struct HLSPlaylist: Sendable {
         public var terminator: Substring
     }
 
-    public private(set) var lines: [Line]
+    public internal(set) var lines: [Line]
 
     /// Tags whose quoted attributes carry URIs, and which attributes (RFC 8216bis section 4.4,
     /// content steering, and interstitial EXT-X-DATERANGE of the HLS interstitials spec).

@@ -24,7 +24,7 @@ final class CacheStatusTests: XCTestCase {
         s.ttl = 3600
         s.stored = true
         s.detail = "range"
-        XCTAssertEqual(s.description, "eddy; fwd=miss; fwd-status=200; ttl=3600; stored; detail=\"range\"")
+        XCTAssertEqual(s.description, "eddy; fwd=miss; fwd-status=200; ttl=3600; stored; detail=range")
     }
 
     func test_description_hitWithTTL_hasNoFwd() {

@@ -53,7 +53,7 @@ final class ExchangeStateMachineTests: XCTestCase {
         var swr = ExchangeStateMachine()
         swr.lookedUp(.serveStaleWhileRevalidating)
         swr.headPlanned(covered: true)
-        XCTAssertEqual(swr.cacheStatus.description, "eddy; hit; detail=\"stale-while-revalidate\"")
+        XCTAssertEqual(swr.cacheStatus.description, "eddy; hit; detail=stale-while-revalidate")
         var joined = ExchangeStateMachine()
         joined.lookedUp(.joinDiscovery)
         joined.rangeNotSatisfiable()
@@ -65,6 +65,18 @@ final class ExchangeStateMachineTests: XCTestCase {
         m.lookedUp(.revalidate)
         XCTAssertEqual(m.headFailed("timed out", timeout: true, staleServable: true, storedStillCurrent: true), .serveStale)
         XCTAssertEqual(m.cacheStatus.detail, "stale: timed out")
+    }
+
+    func test_aFailedHead_servesADownloadsCopyAsAnOfflineHit_whateverItsDirectives() {
+        var m = ExchangeStateMachine()
+        m.lookedUp(.revalidate)
+        XCTAssertEqual(m.headFailed("refused", timeout: false, staleServable: false, offline: true, storedStillCurrent: true), .serveStale)
+        XCTAssertEqual(m.cacheStatus.description, "eddy; hit; detail=offline")
+        XCTAssertTrue(m.isOffline)
+        var online = ExchangeStateMachine()
+        online.lookedUp(.revalidate)
+        _ = online.headFailed("refused", timeout: false, staleServable: true, storedStillCurrent: true)
+        XCTAssertFalse(online.isOffline)
     }
 
     func test_aFailedHead_withoutAStaleCopy_is502Or504() {

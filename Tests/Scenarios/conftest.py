@@ -126,13 +126,13 @@ http {{
 
 
 class FaultOrigin:
-    def __init__(self, base):
+    def __init__(self, base, args=()):
         self.www = os.path.join(base, "fault")
         os.makedirs(self.www, exist_ok=True)
         self.port = free_port()
         self.err = open(os.path.join(base, "fault.log"), "w")
         self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fault_origin.py"), "--port", str(self.port),
-                                      "--root", self.www], stderr=self.err)
+                                      "--root", self.www, *args], stderr=self.err)
         wait_port(self.port, self.proc)
 
     def stats(self):

@@ -10,7 +10,7 @@ on request through query parameters (so each behaviour is also its own cache key
   ignore_range=1  answer 200 with the whole body to a Range request
   wrong_range=1   answer 206 with a Content-Range shifted by one block
   chunked=1       no Content-Length: chunked transfer coding
-  cc=VALUE        Cache-Control value (default max-age=3600; cc=none sends none)
+  cc=VALUE        Cache-Control value (default max-age=3600, or --cc; cc=none sends none)
   no_validators=1 send neither ETag nor Last-Modified
   trickle=N       after the head, send N body bytes once a second (trickle=1: one byte a second)
   stall=1         send the head, then no body byte at all
@@ -43,12 +43,12 @@ STATS = {"requests": 0, "bytes": 0, "paths": {}}
 DROPS = {}
 LAST = {}
 FAIL = {}
-GLOBAL = {"rate": 0, "flaky": 0.0, "rng": random.Random(12345)}
+GLOBAL = {"rate": 0, "flaky": 0.0, "rng": random.Random(12345), "cc": "max-age=3600"}
 
 
 def cc_value(q):
     """The Cache-Control to send: cc=VALUE, none for cc=none, else an hour's explicit lifetime."""
-    v = q.get("cc", "max-age=3600")
+    v = q.get("cc", GLOBAL["cc"])
     return None if v == "none" else v
 
 
@@ -349,7 +349,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--root", required=True)
+    ap.add_argument("--cc", default="max-age=3600", help="Cache-Control of responses whose URL has no cc=")
     a = ap.parse_args()
+    GLOBAL["cc"] = a.cc
     Handler.root = a.root
     ThreadingHTTPServer.daemon_threads = True
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)

@@ -17,7 +17,10 @@ def ff(*args):
 @pytest.fixture(scope="module")
 def asset(origins):
     _, fo, _ = origins
-    d = os.path.join(fo.www, ASSET)
+    return make_asset(os.path.join(fo.www, ASSET))
+
+
+def make_asset(d):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     hls = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4"]

@@ -105,16 +105,17 @@ final class DownloadAPI {
     func info(_ job: DownloadJob) -> DownloadInfo {
         let (total, per) = job.progress()
         let rate = job.rate(bytesDone: total.bytesDone, now: EventLoop.monotonic())
+        let complete = job.completeRenditions()
         let renditions = (job.plan?.renditions ?? []).enumerated().map { i, r in
             RenditionProgress(type: r.selected.type.rawValue.lowercased(), uri: r.url.description, language: r.selected.language,
                               name: r.selected.name, groupID: r.selected.groupID, variantIndex: r.selected.variantIndex,
-                              progress: per[i])
+                              complete: complete.contains(i), progress: per[i])
         }
         let left = total.bytesExpected - total.bytesDone
         return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
-                            renditions: renditions)
+                            playableOffline: engine.playableOffline(job), renditions: renditions)
     }
 
     func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {

@@ -85,30 +85,33 @@ extension DownloadEngine {
     }
 
     /// Builds the job's plan: the multivariant playlist, the selection, every selected media
-    /// playlist; then starts fetching.
-    private func buildPlan(_ job: DownloadJob) {
+    /// playlist; then starts fetching. With `fetch` false (a job restored completed, paused or
+    /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
+    /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
+    func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
+        let wanted = { (job: DownloadJob) in fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot }
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job) { [weak self, weak job] result in
-            guard let self, let job, job.state == .running else { return }
+            guard let self, let job, wanted(job) else { return }
             switch result {
-            case let .failure(e): return planFailed(job, e.description, retryAfter: e.retryAfter)
+            case let .failure(e): return fetch ? planFailed(job, e.description, retryAfter: e.retryAfter) : job.resolving.removeAll()
             case let .success(p):
                 guard case .multivariant = p.kind else {
                     let only = SelectedRendition(type: .video, uri: job.url.description)
-                    return loadMedia(job, playlist: nil, selection: [only])
+                    return loadMedia(job, playlist: nil, selection: [only], fetch: fetch)
                 }
                 let mv = MultivariantPlaylist(p)
                 do {
                     let c = try job.spec.configurations()
                     let s = try AssetSelector.select(mv, primary: c.primary, auxiliary: c.auxiliary, locale: locale)
-                    loadMedia(job, playlist: mv, selection: s.renditions)
+                    loadMedia(job, playlist: mv, selection: s.renditions, fetch: fetch)
                 } catch {
-                    planFailed(job, "\(error)")
+                    fetch ? planFailed(job, "\(error)") : job.resolving.removeAll()
                 }
             }
         }
     }
 
-    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition]) {
+    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition], fetch: Bool) {
         var media: [UpstreamURL: MediaPlaylist] = [:]
         var pending = 0
         var failure: String?
@@ -117,10 +120,10 @@ extension DownloadEngine {
         var planned = false
         func finished() {
             // Stored playlists answer at once, inside the loop below: the plan is built once.
-            guard pending == 0, !planned, job.state == .running else { return }
+            guard pending == 0, !planned, fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot else { return }
             planned = true
             job.resolving.removeAll()
-            if let failure { return planFailed(job, failure, retryAfter: retryAfter) }
+            if let failure { return fetch ? planFailed(job, failure, retryAfter: retryAfter) : () }
             job.planFailures = 0
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
             let now = loop.wallClock()
@@ -133,7 +136,7 @@ extension DownloadEngine {
             logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                        "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
             changed(job)
-            pump(job)
+            if fetch { pump(job) }
         }
         pending = urls.count
         for u in urls {

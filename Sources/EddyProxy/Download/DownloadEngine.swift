@@ -53,7 +53,14 @@ final class DownloadEngine {
             for j in jobs where j.state.holdsSlot { save(j) }
         }
         saveTimer.schedule(after: 2)
-        kick = LoopTimer(loop: coordinators.loop) { [unowned self] in schedule() }
+        kick = LoopTimer(loop: coordinators.loop) { [unowned self] in
+            // Restored jobs that will not run now still need their plan: progress, and what
+            // they hold for offline playback.
+            for j in jobs where j.plan == nil && !j.state.holdsSlot && j.state != .queued && j.state != .cancelled {
+                buildPlan(j, fetch: false)
+            }
+            schedule()
+        }
         restore()
     }
 

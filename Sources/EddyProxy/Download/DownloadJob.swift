@@ -81,6 +81,16 @@ final class DownloadJob {
 
     var allStored: Bool { plan != nil && !unitDone.contains(false) }
 
+    /// Renditions (indices into the plan's) whose every unit is stored: playable offline.
+    func completeRenditions() -> Set<Int> {
+        guard let plan else { return [] }
+        var incomplete = Set<Int>()
+        for (i, u) in plan.units.enumerated() where !unitDone[i] {
+            if let r = u.rendition { incomplete.insert(r) }
+        }
+        return Set(plan.renditions.indices).subtracting(incomplete)
+    }
+
     // MARK: - progress
 
     /// Progress of the whole job and of each rendition, kept at least at `floor`.

@@ -35,6 +35,8 @@ struct DownloadPlan: Equatable {
 
     var renditions: [Rendition] = []
     var units: [Unit] = []
+    /// True when the job's URL is a multivariant playlist (its first unit); false for a media one.
+    var isMultivariant = false
 
     /// A plan for `selection` of a multivariant playlist at `url`, with the media playlists
     /// fetched (by their resolved URL); renditions whose playlist is missing have no segments.
@@ -46,7 +48,10 @@ struct DownloadPlan: Equatable {
             let id = u.url.description + (u.range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
             if seen.insert(id).inserted { plan.units.append(u) }
         }
-        if playlist != nil { add(Unit(url: url, kind: .playlist, name: url.pathAndQuery)) }
+        if playlist != nil {
+            plan.isMultivariant = true
+            add(Unit(url: url, kind: .playlist, name: url.pathAndQuery))
+        }
         var segments: [Unit] = []
         for s in selection {
             guard let rURL = URIReference.resolve(s.uri, against: url) else { continue }

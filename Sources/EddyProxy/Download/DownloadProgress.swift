@@ -46,11 +46,13 @@ struct RenditionProgress: Encodable {
     var name: String?
     var groupID: String?
     var variantIndex: Int?
+    /// Every unit stored: a player offline can use it.
+    var complete: Bool
     var progress: DownloadProgress
 
     enum CodingKeys: String, CodingKey {
         case type, uri, language, name
-        case groupID = "group_id", variantIndex = "variant_index"
+        case groupID = "group_id", variantIndex = "variant_index", complete
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -61,6 +63,7 @@ struct RenditionProgress: Encodable {
         try c.encode(name, forKey: .name)
         try c.encode(groupID, forKey: .groupID)
         try c.encode(variantIndex, forKey: .variantIndex)
+        try c.encode(complete, forKey: .complete)
         try progress.encode(to: encoder)
     }
 }
@@ -78,11 +81,14 @@ struct DownloadInfo: Encodable {
     /// Bytes per second over the last seconds, and the seconds left at that rate.
     var rate: Double
     var etaSeconds: Double?
+    /// A player could play it with the origin gone (see `DownloadEngine.playableOffline`).
+    var playableOffline: Bool
     var renditions: [RenditionProgress]
 
     enum CodingKeys: String, CodingKey {
         case id, url, title, state, failure, rate, renditions
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
+        case playableOffline = "playable_offline"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -97,6 +103,7 @@ struct DownloadInfo: Encodable {
         try c.encode((rate * 10).rounded() / 10, forKey: .rate)
         try c.encode(etaSeconds.map { $0.rounded() }, forKey: .etaSeconds)
         try progress.encode(to: encoder)
+        try c.encode(playableOffline, forKey: .playableOffline)
         try c.encode(renditions, forKey: .renditions)
     }
 }

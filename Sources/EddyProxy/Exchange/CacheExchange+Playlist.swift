@@ -17,13 +17,20 @@ extension CacheExchange {
             waitForBytes(r, end: r.meta.length ?? Int.max)
             return
         }
-        guard let playlist = services.playlists.readPlaylist(r) else {
+        guard var playlist = services.playlists.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
             machine.playlistUnreadable()
             respond(r)
             return
         }
         coordinators.of(r).hlsKind = playlist.kind
+        if machine.isOffline, case .multivariant = playlist.kind, let held = services.offlineRenditions?(url) {
+            // The origin is gone: list only what downloads hold whole, so that a player never
+            // switches to a variant or rendition whose segments are not here.
+            playlist = OfflineMultivariant.filter(playlist) { uri in
+                URIReference.resolve(uri, against: url).map { held.contains($0.description) } ?? false
+            }
+        }
         var stored = services.responseHeaders(for: r).headers
         stored.add("Age", services.age(r, now: services.loop.wallClock()))
         let response = services.playlists.playlistResponse(playlist, headers: stored, url: url, form: form)

@@ -200,10 +200,12 @@ final class CacheExchange {
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
         let staleServable = resource.map { services.mayServeStaleOnError($0, now: services.loop.wallClock()) } ?? false
+        // A download's copy (pinned) is served whatever its age or directives: offline playback.
+        let offline = resource.map { $0.pinned && $0.meta.length != nil } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the
         // stored bytes still current, go on as any response does, with the usual resume policy.
         let current = resource.map { services.cache.lookup(key, now: services.loop.wallClock()) === $0 } ?? false
-        switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, storedStillCurrent: current) {
+        switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, offline: offline, storedStillCurrent: current) {
         case .serveStale, .respondStored:
             // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.
             if let r = resource { respond(r) }

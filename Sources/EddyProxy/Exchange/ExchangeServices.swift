@@ -25,6 +25,9 @@ final class ExchangeServices {
     var forwardClientAddress = true
     /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
     var trustedProxies = Set<String>()
+    /// The renditions downloads of the multivariant playlist at a URL hold whole (their URLs), nil
+    /// when no download is of it: what that playlist lists when served offline.
+    var offlineRenditions: ((UpstreamURL) -> Set<String>?)?
     /// Records a finished response (metrics and the access log).
     let finished: (_ request: ServerRequest, _ status: CacheStatus, _ fromCache: Int, _ fromOrigin: Int, _ startedAt: Double) -> Void
 

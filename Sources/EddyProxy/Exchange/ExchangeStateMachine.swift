@@ -74,7 +74,8 @@ struct ExchangeStateMachine {
     /// A playlist waits for missing bytes.
     mutating func playlistIncomplete() { if cacheStatus.forward == nil { cacheStatus.forward = .partial } }
 
-    mutating func setTTL(_ ttl: Int?) { cacheStatus.ttl = ttl }
+    /// Offline, the age of a download's copy says nothing a player needs: `hit; detail=offline`.
+    mutating func setTTL(_ ttl: Int?) { cacheStatus.ttl = isOffline ? nil : ttl }
     mutating func setStored(_ stored: Bool) { cacheStatus.stored = stored }
 
     /// Whether to ask the origin for the first missing block before the head (see
@@ -98,12 +99,24 @@ struct ExchangeStateMachine {
         case fail(status: Int, reason: String)
     }
 
+    /// True when the origin failed and a download's stored copy is served instead: a
+    /// multivariant playlist then lists only what was downloaded whole.
+    private(set) var isOffline = false
+
     /// The head failed for `reason`. `staleServable` when a stored copy of known length may be
-    /// served stale (it does not require revalidation); `storedStillCurrent` when the resource
-    /// this response holds is still the stored one.
-    mutating func headFailed(_ reason: String, timeout: Bool, staleServable: Bool, storedStillCurrent: Bool) -> HeadFailure {
-        if staleServable && cacheStatus.forward == .stale {
-            cacheStatus.detail = "stale: \(reason)"
+    /// served stale (it does not require revalidation); `offline` when that copy is a download's
+    /// (served as a hit whatever its age: it was fetched to be watched without the origin);
+    /// `storedStillCurrent` when the resource this response holds is still the stored one.
+    mutating func headFailed(_ reason: String, timeout: Bool, staleServable: Bool, offline: Bool = false,
+                             storedStillCurrent: Bool) -> HeadFailure {
+        if (staleServable || offline) && cacheStatus.forward == .stale {
+            if offline {
+                cacheStatus.forward = nil
+                cacheStatus.detail = "offline"
+                isOffline = true
+            } else {
+                cacheStatus.detail = "stale: \(reason)"
+            }
             return .serveStale
         }
         if isStreaming { return .abort(reason) }

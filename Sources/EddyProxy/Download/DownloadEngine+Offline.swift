@@ -1,0 +1,35 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+
+/// What offline playback needs from the downloads: which renditions are held whole, and whether
+/// a job's asset would play with the origin gone.
+extension DownloadEngine {
+    /// URLs of the renditions that downloads of the playlist at `master` hold whole; nil when no
+    /// download is of it (the playlist is then served as it is).
+    func completeRenditions(of master: UpstreamURL) -> Set<String>? {
+        let of = jobs.filter { $0.url == master && $0.state != .cancelled }
+        guard !of.isEmpty else { return nil }
+        var out = Set<String>()
+        for j in of {
+            guard let plan = j.plan else { continue }
+            for r in j.completeRenditions() { out.insert(plan.renditions[r].url.description) }
+        }
+        return out
+    }
+
+    /// True when a player could play the job's asset with the origin gone: its multivariant
+    /// playlist is stored and, cut down to what downloads hold whole (as it is served offline),
+    /// still lists a variant; or, for a media playlist, the playlist and all its segments are stored.
+    func playableOffline(_ job: DownloadJob) -> Bool {
+        guard let plan = job.plan else { return false }
+        let complete = job.completeRenditions()
+        guard plan.isMultivariant else { return complete.contains(0) }
+        guard let r = cache.lookup(job.url.description, now: loop.wallClock()), let p = playlists.readPlaylist(r),
+              let held = completeRenditions(of: job.url) else { return false }
+        let offline = OfflineMultivariant.filter(p) { uri in
+            URIReference.resolve(uri, against: job.url).map { held.contains($0.description) } ?? false
+        }
+        return offline.lines.contains { $0.text.hasPrefix("#EXT-X-STREAM-INF") }
+    }
+}

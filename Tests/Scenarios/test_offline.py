@@ -1,0 +1,117 @@
+"""Offline playback (issue 13): a downloaded asset plays at the same URL with the origin process
+really stopped. Its own fault origin (so stopping it touches no other test), whose responses go
+stale after a second, so that every request after the stop asks the origin first and meets
+connection refused."""
+import json, os, subprocess, time
+import pytest
+from conftest import Eddy, FaultOrigin, sha
+from test_downloads import ASSET, api, files_of, make_asset, wait_done
+
+# What the download takes: the lowest variant, French audio, English subtitles.
+SELECTION = {"variant_index": 0, "audio": ["fr"], "subtitles": ["en"]}
+DIRS = ["v0", "a1", "s0"]
+
+
+@pytest.fixture
+def offline(origins, tmp_path):
+    """(eddy, the stopped origin's asset directory, the completed job)."""
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path), args=["--cc", "max-age=1"])
+    e = None
+    try:
+        d = make_asset(os.path.join(fo.www, ASSET))
+        e = Eddy(str(tmp_path), ng, fo)
+        status, j = api(e, "POST", "/api/downloads", dict(SELECTION, url="/f/%s/master.m3u8" % ASSET))
+        assert status == 201, j
+        j = wait_done(e, j["id"])
+        time.sleep(1.5)  # everything stored is stale now
+    finally:
+        fo.stop()
+    try:
+        yield e, d, j
+    finally:
+        if e:
+            e.stop()
+
+
+def test_the_job_says_it_is_playable_offline(offline):
+    e, _, j = offline
+    assert j["playable_offline"] is True
+    assert [r["complete"] for r in j["renditions"]] == [True, True, True]
+
+
+def test_master_lists_only_what_was_downloaded_and_every_byte_is_served(offline):
+    e, d, _ = offline
+    r = e.get("/f/%s/master.m3u8" % ASSET)
+    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline", r.headers
+    text = r.body.decode()
+    uris = [l for l in text.splitlines() if l and not l.startswith("#")]
+    assert len(uris) == 1 and uris[0].endswith("/v0/index.m3u8"), text
+    media = [l for l in text.splitlines() if l.startswith("#EXT-X-MEDIA:")]
+    assert len(media) == 2 and "a1/index.m3u8" in media[0] and "s0/index.m3u8" in media[1], media
+    # The French track was not the default; the default (English) is gone, so French is now.
+    assert "DEFAULT=YES" in media[0] and "AUTOSELECT=YES" in media[0]
+    assert "v1/" not in text and "v2/" not in text and "a0/" not in text and "a2/" not in text and "s1/" not in text
+    for path, data in files_of(d, *DIRS).items():
+        if path.endswith(".m3u8"):
+            continue
+        r = e.get("/f" + path)
+        assert r.status == 200 and sha(r.body) == sha(data), path
+        assert r.h("Cache-Status") == "eddy; hit; detail=offline", (path, r.headers)
+    # What was not downloaded is not there: a clear 502, not a hang.
+    assert e.get("/f/%s/v1/seg0.m4s" % ASSET).status == 502
+
+
+def statuses(e):
+    """(path, status) of every request in eddy's access log (combined format)."""
+    out = []
+    for l in e.access_log().splitlines():
+        p = l.split('"')
+        if len(p) >= 3:
+            out.append((p[1].split()[1], int(p[2].split()[0])))
+    return out
+
+
+def test_players_play_it_with_no_origin(offline):
+    e, _, _ = offline
+    before = len(statuses(e))
+    url = "http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET)
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-of", "json", url], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # The video and the French audio, no more (a full master gives ffprobe 5 video and 8 audio
+    # streams). Debian's ffmpeg (5.1) does not read WebVTT renditions of HLS at all, online or
+    # not: the subtitles are checked byte for byte above, and by the players' requests below.
+    streams = json.loads(r.stdout)["streams"]
+    assert sorted(s["codec_type"] for s in streams) == ["audio", "video"], streams
+    assert [s["tags"].get("language") for s in streams if s["codec_type"] == "audio"] == ["fr"]
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # Every request the players made was answered from the cache (200, or 206 to mpv's ranges):
+    # none failed.
+    seen = statuses(e)[before:]
+    assert any(p.endswith(".m4s") for p, _ in seen), seen
+    assert all(st in (200, 206) for _, st in seen), [x for x in seen if x[1] not in (200, 206)]
+
+
+def test_after_a_restart_with_the_origin_still_gone(offline):
+    """The job's plan is rebuilt from the pinned playlists alone: it is still playable offline,
+    and the master still lists only what was downloaded."""
+    e, d, j = offline
+    e.stop()
+    e.start()
+    status, again = api(e, "GET", "/api/downloads/" + j["id"])
+    deadline = time.time() + 10
+    while not again["renditions"] and time.time() < deadline:  # the plan is made once the loop runs
+        time.sleep(0.1)
+        status, again = api(e, "GET", "/api/downloads/" + j["id"])
+    assert status == 200 and again["state"] == "completed" and again["playable_offline"] is True, again
+    assert again["bytes_done"] == j["bytes_done"] and again["segments_done"] == j["segments_total"]
+    r = e.get("/f/%s/master.m3u8" % ASSET)
+    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline"
+    assert [l for l in r.body.decode().splitlines() if l and not l.startswith("#")][0].endswith("/v0/index.m3u8")
+    r = e.get("/f/%s/v0/seg1.m4s" % ASSET)
+    assert r.status == 200 and sha(r.body) == sha(files_of(d, "v0")["/%s/v0/seg1.m4s" % ASSET])

@@ -148,20 +148,12 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             let refusal = ticket.coordinator.lastRefusal
             ticket.close()
             self.ticket = nil
-            finish(.failed(reason, status: refusal?.status ?? ResourceFetch.status(in: reason), retryAfter: refusal?.retryAfter))
+            finish(.failed(reason, status: refusal?.status, retryAfter: refusal?.retryAfter))
         case .cacheUnwritable:
             ticket.close()
             self.ticket = nil
             finish(.failed("the cache can not be written (full or failing disk)", status: nil))
         }
-    }
-
-    /// An HTTP status named in a failure reason ("origin answered 503"), for the fetch window.
-    static func status(in reason: String) -> Int? {
-        for word in reason.split(whereSeparator: { !$0.isNumber }) where word.count == 3 {
-            if let n = Int(word), (400...599).contains(n) { return n }
-        }
-        return nil
     }
 
     private func finish(_ outcome: Outcome) {

@@ -115,7 +115,7 @@ final class DownloadAPI {
         return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
-                            playableOffline: engine.playableOffline(job), renditions: renditions)
+                            playableOffline: engine.playableOffline(job, complete: complete), renditions: renditions)
     }
 
     func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {

@@ -21,12 +21,13 @@ extension DownloadEngine {
     /// True when a player could play the job's asset with the origin gone: its multivariant
     /// playlist is stored and, cut down to what downloads hold whole (as it is served offline),
     /// still lists a variant; or, for a media playlist, the playlist and all its segments are stored.
-    func playableOffline(_ job: DownloadJob) -> Bool {
+    /// `complete` is `job.completeRenditions()`, which the caller has at hand.
+    func playableOffline(_ job: DownloadJob, complete: Set<Int>) -> Bool {
         guard let plan = job.plan else { return false }
-        let complete = job.completeRenditions()
         guard plan.isMultivariant else { return complete.contains(0) }
-        guard let r = cache.lookup(job.url.description, now: loop.wallClock()), let p = playlists.readPlaylist(r),
-              let held = completeRenditions(of: job.url) else { return false }
+        // Nothing held whole (the usual case while a job starts): no need to read the playlist.
+        guard let held = completeRenditions(of: job.url), !held.isEmpty,
+              let r = cache.lookup(job.url.description, now: loop.wallClock()), let p = playlists.readPlaylist(r) else { return false }
         let offline = OfflineMultivariant.filter(p) { uri in
             URIReference.resolve(uri, against: job.url).map { held.contains($0.description) } ?? false
         }

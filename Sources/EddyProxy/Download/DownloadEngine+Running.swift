@@ -89,9 +89,8 @@ extension DownloadEngine {
     /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
     /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
     func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
-        let wanted = { (job: DownloadJob) in fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot }
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job) { [weak self, weak job] result in
-            guard let self, let job, wanted(job) else { return }
+            guard let self, let job, planWanted(job, fetch: fetch) else { return }
             switch result {
             case let .failure(e): return fetch ? planFailed(job, e.description, retryAfter: e.retryAfter) : job.resolving.removeAll()
             case let .success(p):
@@ -111,6 +110,13 @@ extension DownloadEngine {
         }
     }
 
+    /// Whether a plan being built is still wanted when its playlists arrive: a fetching job must
+    /// still be running; a plan-only build is dropped once the job has a plan or runs (its own
+    /// build then takes over).
+    private func planWanted(_ job: DownloadJob, fetch: Bool) -> Bool {
+        fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot
+    }
+
     private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition], fetch: Bool) {
         var media: [UpstreamURL: MediaPlaylist] = [:]
         var pending = 0
@@ -120,7 +126,7 @@ extension DownloadEngine {
         var planned = false
         func finished() {
             // Stored playlists answer at once, inside the loop below: the plan is built once.
-            guard pending == 0, !planned, fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot else { return }
+            guard pending == 0, !planned, planWanted(job, fetch: fetch) else { return }
             planned = true
             job.resolving.removeAll()
             if let failure { return fetch ? planFailed(job, failure, retryAfter: retryAfter) : () }

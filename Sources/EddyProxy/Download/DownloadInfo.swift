@@ -1,0 +1,39 @@
+/// A download as the API shows it.
+struct DownloadInfo: Encodable {
+    var id: String
+    var url: String
+    var title: String?
+    var state: String
+    var failure: String?
+    var createdAt: Int
+    var completedAt: Int?
+    var progress: DownloadProgress
+    /// Bytes per second over the last seconds, and the seconds left at that rate.
+    var rate: Double
+    var etaSeconds: Double?
+    /// A player could play it with the origin gone (see `DownloadEngine.playableOffline`).
+    var playableOffline: Bool
+    var renditions: [RenditionProgress]
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, title, state, failure, rate, renditions
+        case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
+        case playableOffline = "playable_offline"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(url, forKey: .url)
+        try c.encode(title, forKey: .title)
+        try c.encode(state, forKey: .state)
+        try c.encode(failure, forKey: .failure)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(completedAt, forKey: .completedAt)
+        try c.encode((rate * 10).rounded() / 10, forKey: .rate)
+        try c.encode(etaSeconds.map { $0.rounded() }, forKey: .etaSeconds)
+        try progress.encode(to: encoder)
+        try c.encode(playableOffline, forKey: .playableOffline)
+        try c.encode(renditions, forKey: .renditions)
+    }
+}

@@ -180,6 +180,15 @@ class Eddy:
         time.sleep(0.6)
         return open(self.logpath).read()
 
+    def answered(self):
+        """(path, status) of every request in the access log (combined format), in order."""
+        out = []
+        for l in self.access_log().splitlines():
+            p = l.split('"')
+            if len(p) >= 3:
+                out.append((p[1].split()[1], int(p[2].split()[0])))
+        return out
+
     def stop(self, sig=signal.SIGTERM, timeout=40):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)

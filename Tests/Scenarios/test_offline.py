@@ -62,19 +62,9 @@ def test_master_lists_only_what_was_downloaded_and_every_byte_is_served(offline)
     assert e.get("/f/%s/v1/seg0.m4s" % ASSET).status == 502
 
 
-def statuses(e):
-    """(path, status) of every request in eddy's access log (combined format)."""
-    out = []
-    for l in e.access_log().splitlines():
-        p = l.split('"')
-        if len(p) >= 3:
-            out.append((p[1].split()[1], int(p[2].split()[0])))
-    return out
-
-
 def test_players_play_it_with_no_origin(offline):
     e, _, _ = offline
-    before = len(statuses(e))
+    before = len(e.answered())
     url = "http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET)
     r = subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-of", "json", url], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -92,7 +82,7 @@ def test_players_play_it_with_no_origin(offline):
     assert r.returncode == 0, r.stderr
     # Every request the players made was answered from the cache (200, or 206 to mpv's ranges):
     # none failed.
-    seen = statuses(e)[before:]
+    seen = e.answered()[before:]
     assert any(p.endswith(".m4s") for p, _ in seen), seen
     assert all(st in (200, 206) for _, st in seen), [x for x in seen if x[1] not in (200, 206)]
 

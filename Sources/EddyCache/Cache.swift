@@ -13,6 +13,17 @@ import EddyCore
 /// ahead of their confirmation. So a caller asks `holes` (or `confirmed`) first, and reads only
 /// what is confirmed or what its own fill wrote.
 public protocol Cache: AnyObject {
+    // MARK: Size
+
+    /// Confirmed bytes across the cache.
+    var totalBytes: Int { get }
+
+    /// Confirmed bytes of pinned resources, which eviction never frees.
+    var pinnedBytes: Int { get }
+
+    /// What confirmed bytes may occupy (`--max-size` less the index); 0 when unbounded.
+    var budget: Int { get }
+
     // MARK: Lookup
 
     /// The resource stored under `key`, from memory or the index; nil when there is none.

@@ -31,6 +31,9 @@ public final class CacheStore: Cache {
     private var nextID: Int
     /// Confirmed bytes across the cache.
     public internal(set) var totalBytes: Int
+    /// Confirmed bytes of pinned resources (downloads): eviction never frees them, so they are
+    /// what `--max-size` leaves for the rest of the cache and for new downloads.
+    public internal(set) var pinnedBytes = 0
     /// Bytes the index itself takes on disk (database, write-ahead log, shared memory), measured
     /// at each flush: `--max-size` bounds the whole directory, so data gets what the index leaves.
     public private(set) var indexBytes = 0
@@ -85,13 +88,16 @@ public final class CacheStore: Cache {
         self.directory = directory
         self.maxSize = maxSize
         self.logger = logger
-        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        // Owner only: downloads keep AES-128 keys here (issue 13), and cached bodies are private.
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         lockFD = try DataFiles.lockDirectory(directory)
         index = try IndexDatabase(path: directory + "/index.sqlite")
         files = DataFiles(directory: directory, logger: logger)
         writer = IndexWriter(index: index, directory: directory, logger: logger)
         let t = try index.totals()
         totalBytes = t.bytes
+        pinnedBytes = try index.pinnedBytes()
         nextID = t.maxID + 1
         startupCount = t.count
         // Orphaned data files (a version replaced or evicted just before a crash) are removed in the
@@ -154,6 +160,7 @@ public final class CacheStore: Cache {
         let oldPath = path(r)
         let dropped = r.accountedBytes
         totalBytes -= dropped
+        if r.pinned { pinnedBytes -= dropped }
         r.accountedBytes = 0
         r.confirmed = ByteRangeSet()
         r.bumpVersion()
@@ -179,6 +186,7 @@ public final class CacheStore: Cache {
     public func remove(_ r: CachedResource) {
         let bytes = r.accountedBytes
         totalBytes -= bytes
+        if r.pinned { pinnedBytes -= bytes }
         r.accountedBytes = 0
         r.confirmed = ByteRangeSet()
         resources[r.key] = nil
@@ -207,6 +215,7 @@ public final class CacheStore: Cache {
         let added = r.confirmed.count - before
         r.accountedBytes += added
         totalBytes += added
+        if r.pinned { pinnedBytes += added }
         r.dirty = true
         // Eviction is a listener's business (`CacheEvictor`), not this method's.
         for l in listeners { l.bytesConfirmed(r, count: added) }
@@ -221,6 +230,7 @@ public final class CacheStore: Cache {
         let freed = before - r.confirmed.count
         r.accountedBytes -= freed
         totalBytes -= freed
+        if r.pinned { pinnedBytes -= freed }
         r.dirty = true
         for l in listeners { l.bytesDropped(r, count: freed) }
         return freed
@@ -236,6 +246,8 @@ public final class CacheStore: Cache {
 
     /// Pins or unpins a resource; pinned resources are never evicted.
     public func setPinned(_ r: CachedResource, _ pinned: Bool) {
+        guard r.pinned != pinned else { return }
+        pinnedBytes += pinned ? r.accountedBytes : -r.accountedBytes
         r.pinned = pinned
         r.dirty = true
     }

@@ -33,8 +33,8 @@ final class DataFiles {
     func create(_ r: CachedResource) {
         let p = path(r)
         let dir = (p as NSString).deletingLastPathComponent
-        mkdir(dir, 0o755)
-        r.fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        mkdir(dir, 0o700) // the cache holds keys of downloaded assets: owner only
+        r.fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if r.fd < 0 {
             logger.error("cannot open cache file", metadata: ["path": "\(p)", "error": "\(String(cString: strerror(errno)))"])
         }

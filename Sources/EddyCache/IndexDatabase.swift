@@ -153,6 +153,14 @@ final class IndexDatabase {
         return (s.int(0), s.int(1), s.int(2))
     }
 
+    /// Loop thread, at start: confirmed bytes of pinned resources (few rows: the pinned ones,
+    /// found through the `resources_lru` index).
+    func pinnedBytes() throws -> Int {
+        let s = try reader.prepare("SELECT COALESCE(SUM(bytes), 0) FROM resources WHERE pinned = 1")
+        _ = try s.step()
+        return s.int(0)
+    }
+
     /// Loop thread: least recently used, unpinned resources, oldest first.
     func evictionCandidates(limit: Int) throws -> [(id: Int, key: String)] {
         let s = try reader.prepare("SELECT id, key FROM resources WHERE pinned = 0 ORDER BY last_access LIMIT \(limit)")

@@ -5,6 +5,10 @@ public struct MediaPlaylist: Sendable, Equatable {
     public private(set) var segments: [MediaSegment] = []
     public private(set) var targetDuration: Double?
     public private(set) var endList = false
+    /// A key tag names a DRM system (a KEYFORMAT other than `identity`, or an `skd:` URI):
+    /// FairPlay, Widevine, PlayReady. Such keys come from a license server at play time and
+    /// cannot be downloaded; the segments can, and the tags are kept as they are.
+    public private(set) var drm = false
 
     /// A 24-hour VOD asset of 1-second segments has 86,400; more is hostile.
     public static let maxSegments = 200_000
@@ -43,6 +47,12 @@ public struct MediaPlaylist: Sendable, Equatable {
             case "EXT-X-KEY":
                 let a = AttributeList(value)
                 let method = a["METHOD"] ?? "NONE"
+                // Several key tags with different KEYFORMATs may apply at once (RFC 8216bis
+                // section 4.4.4.4); only the identity one is a key a download can fetch.
+                if MediaPlaylist.isDRM(format: a["KEYFORMAT"], uri: a["URI"]) {
+                    if method != "NONE" { drm = true }
+                    continue
+                }
                 key = method == "NONE" ? nil : (method, a["URI"])
             case "EXT-X-TARGETDURATION": targetDuration = AttributeList.decimalFloat(value.trimmingOWS())
             case "EXT-X-ENDLIST": endList = true
@@ -57,6 +67,14 @@ public struct MediaPlaylist: Sendable, Equatable {
     }
 
     public init(_ text: String) { self.init(HLSPlaylist(text)) }
+
+    /// A key tag whose key is not a plain file of 16 bytes (KEYFORMAT absent or "identity",
+    /// section 4.4.4.4) at an http(s) or relative URI.
+    static func isDRM(format: String?, uri: String?) -> Bool {
+        if let format, format != "identity" { return true }
+        guard let scheme = uri.flatMap({ URIReference.schemeOf(Substring($0)) }) else { return false }
+        return scheme != "http" && scheme != "https" && scheme != "data"
+    }
 
     /// `n[@o]` (section 4.4.4.2): a length and, when given, an offset.
     static func byteRange(_ text: Substring) -> (length: Int, offset: Int?)? {

@@ -216,6 +216,7 @@ public final class Proxy {
         let text = metrics.render(gauges: [
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
+            ("eddy_cache_pinned_bytes", "Confirmed bytes of pinned resources (downloads), never evicted", store.pinnedBytes),
             ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
             ("eddy_client_connections", "Open client connections", server.openConnections),
             ("eddy_header_timeouts_total", "Connections closed for slow request headers", server.headerTimeouts),

@@ -69,8 +69,45 @@ struct AdminClient {
         return fd
     }
 
-    private func send(_ fd: Int32, _ method: String, _ path: String, _ json: Data?) throws {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n"
+    /// Streams the body of `GET path` (with `Range` for `range`) into `file` at the range's
+    /// offset, without holding it in memory; fails unless the answer is 200 or 206 with exactly
+    /// the bytes asked for.
+    func save(_ path: String, range: Range<Int>?, length: Int, to file: Int32) throws {
+        let fd = try connect()
+        defer { close(fd) }
+        let extra = range.map { "Range: bytes=\($0.lowerBound)-\($0.upperBound - 1)\r\n" } ?? ""
+        try send(fd, "GET", path, nil, extra: extra)
+        var pending = Data()
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        var offset = range?.lowerBound ?? 0
+        let want = range?.count ?? length
+        var headDone = false
+        var got = 0
+        while true {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n <= 0 { break }
+            var chunk = Data(buf[0..<n])
+            if !headDone {
+                pending.append(chunk)
+                guard let split = pending.range(of: Data("\r\n\r\n".utf8)) else { continue }
+                let head = String(decoding: pending[..<split.lowerBound], as: UTF8.self)
+                let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+                guard status == (range == nil ? 200 : 206) else {
+                    throw Failure(description: "\(path): \(status) \(String(decoding: pending[split.upperBound...], as: UTF8.self).prefix(200))")
+                }
+                headDone = true
+                chunk = Data(pending[split.upperBound...])
+            }
+            let written = chunk.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == chunk.count else { throw Failure(description: "cannot write: \(String(cString: strerror(errno)))") }
+            offset += chunk.count
+            got += chunk.count
+        }
+        guard got == want else { throw Failure(description: "\(path): \(got) of \(want) bytes came") }
+    }
+
+    private func send(_ fd: Int32, _ method: String, _ path: String, _ json: Data?, extra: String = "") throws {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n" + extra
         if let json { head += "Content-Type: application/json\r\nContent-Length: \(json.count)\r\n" }
         let bytes = Data((head + "\r\n").utf8) + (json ?? Data())
         let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }

@@ -23,12 +23,17 @@ struct DownloadAdd: ParsableCommand {
     var aux: [String] = []
     @Option(help: "A title to show.")
     var title: String?
+    @Option(help: "normal (default) or important: important downloads get slots and space first.")
+    var priority: String?
+    @Option(help: "When the download is released (unpinned): a duration like 7d, 12h, 30m, or a date like 2026-12-24.")
+    var expires: String?
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
     func run() throws {
         var spec = DownloadSpec(url: url, title: title, variant: variant, variantIndex: variantIndex,
-                                audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) })
+                                audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
+                                priority: priority, expires: expires)
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {

@@ -8,7 +8,8 @@ extension Eddy {
         static let configuration = CommandConfiguration(
             commandName: "download",
             abstract: "Download HLS assets for offline playback (talks to a running eddy's admin API).",
-            subcommands: [DownloadAdd.self, DownloadList.self, DownloadShow.self, DownloadPause.self, DownloadResume.self, DownloadRemove.self]
+            subcommands: [DownloadAdd.self, DownloadList.self, DownloadShow.self, DownloadPause.self, DownloadResume.self, DownloadRemove.self,
+                          DownloadAddMedia.self, DownloadExport.self]
         )
     }
 }

@@ -105,3 +105,47 @@ def test_after_a_restart_with_the_origin_still_gone(offline):
     assert [l for l in r.body.decode().splitlines() if l and not l.startswith("#")][0].endswith("/v0/index.m3u8")
     r = e.get("/f/%s/v0/seg1.m4s" % ASSET)
     assert r.status == 200 and sha(r.body) == sha(files_of(d, "v0")["/%s/v0/seg1.m4s" % ASSET])
+
+
+def test_export_writes_a_folder_that_plays_from_disk_and_an_mp4(offline, tmp_path):
+    """`eddy download export ID DIR --mp4 FILE`, with the origin still stopped: relative URIs,
+    only the downloaded renditions, every byte the origin's; ffmpeg reads the folder with no
+    network, and the MP4 has the video and the French audio for the asset's 12 s."""
+    from conftest import EDDY
+    e, d, j = offline
+    out, mp4 = str(tmp_path / "export"), str(tmp_path / "asset.mp4")
+    r = subprocess.run([EDDY, "download", "export", j["id"], out, "--mp4", mp4, "--admin", "127.0.0.1:%d" % e.admin],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    written = {}
+    for root, _, names in os.walk(out):
+        for n in names:
+            written[os.path.relpath(os.path.join(root, n), out)] = open(os.path.join(root, n), "rb").read()
+    expected = {p[len("/%s/" % ASSET):]: b for p, b in files_of(d, *DIRS).items()}
+    assert set(written) == set(expected), sorted(set(written) ^ set(expected))
+    for path, data in expected.items():
+        if not path.endswith(".m3u8"):
+            assert sha(written[path]) == sha(data), path
+    for path in written:
+        if path.endswith(".m3u8"):
+            text = written[path].decode()
+            assert "http" not in text and "/f/" not in text, (path, text)
+    master = written["master.m3u8"].decode()
+    assert [l for l in master.splitlines() if l and not l.startswith("#")] == ["v0/index.m3u8"], master
+    # Read from disk: a file URL, no eddy, no origin (ffmpeg's hls demuxer, then the MP4).
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", os.path.join(out, "master.m3u8"), "-map", "0", "-c", "copy",
+                        "-f", "null", "-"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", mp4],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    assert sorted(s["codec_type"] for s in info["streams"]) == ["audio", "video"], info["streams"]
+    assert abs(float(info["format"]["duration"]) - 12) < 0.5, info["format"]
+    # Without a folder argument or ffmpeg's help, clear errors.
+    r = subprocess.run([EDDY, "download", "export", j["id"], "--admin", "127.0.0.1:%d" % e.admin],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "folder" in r.stderr, r.stderr
+    r = subprocess.run([EDDY, "download", "export", j["id"], "--mp4", mp4, "--admin", "127.0.0.1:%d" % e.admin],
+                       capture_output=True, text=True, timeout=30, env=dict(os.environ, PATH="/nonexistent"))
+    assert r.returncode == 1 and "ffmpeg" in r.stderr, r.stderr

@@ -5,8 +5,9 @@ import Foundation
 
 /// The downloads' JSON API on the admin listener (paths fixed by issue 12; scripts rely on them):
 /// `POST/GET /api/downloads`, `GET /api/downloads/{id}`, `POST .../pause`, `POST .../resume`,
-/// `DELETE /api/downloads/{id}`, `GET .../events` (server-sent events), `GET .../log`, and
-/// `GET /api/variants?url=`. Errors are a status and `{"error": "one line"}`.
+/// `DELETE /api/downloads/{id}`, `PATCH /api/downloads/{id}` (add renditions), `GET .../events`
+/// (server-sent events), `GET .../log`, `GET .../export` (what `eddy download export` writes),
+/// `GET /api/variants?url=` and `GET /api/cache` (sizes). Errors are a status and `{"error": "one line"}`.
 final class DownloadAPI {
     let engine: DownloadEngine
 
@@ -21,13 +22,31 @@ final class DownloadAPI {
         case ("POST", ["downloads"]): add(request)
         case ("GET", ["downloads"]): send(request, 200, engine.jobs.map { info($0) })
         case ("GET", ["variants"]): variants(request, query["url"])
+        case ("GET", ["cache"]):
+            let c = engine.cache
+            send(request, 200, ["bytes": c.totalBytes, "pinned_bytes": c.pinnedBytes, "max_bytes": c.budget])
         case let (method, list) where list.count >= 2 && list[0] == "downloads":
-            guard let job = engine.job(list[1]) else { error(request, 404, "no download \(list[1])"); return true }
+            guard let job = engine.job(list[1]) else {
+                // DELETE is idempotent (RFC 9110 section 9.2.2): deleting again answers as the first time did.
+                if method == "DELETE" && list.count == 2 && engine.removedIDs.contains(list[1]) {
+                    send(request, 200, ["id": list[1], "state": DownloadState.cancelled.rawValue])
+                } else {
+                    error(request, 404, "no download \(list[1])")
+                }
+                return true
+            }
             switch (method, Array(list.dropFirst(2))) {
             case ("GET", []): send(request, 200, info(job))
             case ("DELETE", []):
                 engine.remove(job)
                 send(request, 200, info(job))
+            case ("PATCH", []): extend(request, job)
+            case ("GET", ["export"]):
+                switch engine.exportFiles(job) {
+                case let .success(files): send(request, 200, ["id": LogValue.text(job.id), "files": .files(files)])
+                case let .failure(e): error(request, e.status, e.description)
+                }
+            case ("GET", ["file"]): DownloadFileResponder(engine: engine, job: job, request: request, url: query["url"]).respond()
             case ("POST", ["pause"]):
                 engine.pause(job)
                 send(request, 200, info(job))
@@ -44,12 +63,13 @@ final class DownloadAPI {
     }
 
     private enum LogValue: Encodable {
-        case text(String), events([[String: String]])
+        case text(String), events([[String: String]]), files([ExportFile])
         func encode(to encoder: any Encoder) throws {
             var c = encoder.singleValueContainer()
             switch self {
             case let .text(s): try c.encode(s)
             case let .events(e): try c.encode(e)
+            case let .files(f): try c.encode(f)
             }
         }
     }
@@ -63,6 +83,25 @@ final class DownloadAPI {
             guard let self else { return }
             switch result {
             case let .success(job): send(request, 201, info(job))
+            case let .failure(e): self.error(request, e.status, e.description)
+            }
+        }
+    }
+
+    /// `{"audio": [...], "subtitles": [...]}`: renditions to add.
+    private func extend(_ request: ServerRequest, _ job: DownloadJob) {
+        struct Body: Decodable { var audio: [String]?; var subtitles: [String]? }
+        let body: Body
+        do { body = try JSONDecoder().decode(Body.self, from: Data(request.body())) } catch {
+            return self.error(request, 400, "the body must be JSON like {\"audio\": [\"de\"], \"subtitles\": [\"fr\"]}: \(DownloadAPI.brief(error))")
+        }
+        guard !(body.audio ?? []).isEmpty || !(body.subtitles ?? []).isEmpty else {
+            return self.error(request, 400, "nothing to add: give \"audio\" or \"subtitles\"")
+        }
+        engine.extend(job, audio: body.audio, subtitles: body.subtitles) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .success(job): send(request, 200, info(job))
             case let .failure(e): self.error(request, e.status, e.description)
             }
         }
@@ -115,7 +154,9 @@ final class DownloadAPI {
         return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
-                            playableOffline: engine.playableOffline(job, complete: complete), renditions: renditions)
+                            playableOffline: engine.playableOffline(job, complete: complete), renditions: renditions,
+                            reason: job.machine.reason, priority: job.policy.priority.rawValue, expiresAt: job.policy.expiresAt,
+                            pinnedBytes: job.pinnedBytes, keys: job.plan?.keys)
     }
 
     func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {

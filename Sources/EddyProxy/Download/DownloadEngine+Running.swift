@@ -11,7 +11,7 @@ extension DownloadEngine {
     func perform(_ action: DownloadJobStateMachine.Action, _ job: DownloadJob) {
         switch action {
         case .none: break
-        case .fetch: job.plan == nil ? buildPlan(job) : pump(job)
+        case .fetch: job.plan == nil || job.planStale ? buildPlan(job) : pump(job)
         case .stopFetching: stopFetching(job)
         case let .retry(at):
             let timer = LoopTimer(loop: loop) { [weak self, weak job] in
@@ -33,7 +33,7 @@ extension DownloadEngine {
         if job.state.isTerminal || job.state == .paused || job.state == .queued { save(job) }
     }
 
-    private func stopFetching(_ job: DownloadJob) {
+    func stopFetching(_ job: DownloadJob) {
         for f in job.inFlight.values { f.cancel() }
         job.inFlight.removeAll()
         for f in job.resolving { f.cancel() }
@@ -142,7 +142,13 @@ extension DownloadEngine {
             logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                        "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
             changed(job)
-            if fetch { pump(job) }
+            guard fetch else { return }
+            if let why = spaceShortfall(job) {
+                perform(job.machine.noSpace(why), job)
+                changed(job)
+                return schedule() // its slot is free
+            }
+            pump(job)
         }
         pending = urls.count
         for u in urls {

@@ -29,6 +29,8 @@ final class DownloadEngine {
     private let database: JobDatabase?
     /// Jobs in creation order.
     private(set) var jobs: [DownloadJob] = []
+    /// Ids removed in this run (the last 1,000), so that a repeated DELETE answers as the first.
+    private(set) var removedIDs: [String] = []
     /// eddy's own listen address: URLs naming it are eddy URLs, resolved like a request-target.
     let selfAuthority: (host: String, port: Int)
     /// Called when a job changes (state, a unit stored); the SSE streams listen here.
@@ -51,6 +53,7 @@ final class DownloadEngine {
         self.logger = logger
         saveTimer = LoopTimer(loop: coordinators.loop, repeating: true) { [unowned self] in
             for j in jobs where j.state.holdsSlot { save(j) }
+            expireDue()
         }
         saveTimer.schedule(after: 2)
         kick = LoopTimer(loop: coordinators.loop) { [unowned self] in
@@ -59,6 +62,7 @@ final class DownloadEngine {
             for j in jobs where j.plan == nil && !j.state.holdsSlot && j.state != .queued && j.state != .cancelled {
                 buildPlan(j, fetch: false)
             }
+            expireDue()
             schedule()
         }
         restore()
@@ -73,6 +77,7 @@ final class DownloadEngine {
         var spec: DownloadSpec
         var state: DownloadState
         var failure: String?
+        var reason: String?
         var createdAt: Int
         var completedAt: Int?
         var bytesDone: Int
@@ -83,7 +88,7 @@ final class DownloadEngine {
     func save(_ job: DownloadJob) {
         guard let database else { return }
         _ = job.progress() // moves the floor up to what is stored now
-        let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, createdAt: job.createdAt,
+        let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, reason: job.machine.reason, createdAt: job.createdAt,
                        completedAt: job.completedAt, bytesDone: job.floor.bytesDone, segmentsDone: job.floor.segmentsDone,
                        mediaSecondsDone: job.floor.mediaSecondsDone)
         guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
@@ -106,7 +111,8 @@ final class DownloadEngine {
                 continue
             }
             let job = DownloadJob(id: row.id, spec: r.spec, url: t.0, checkAddress: t.1, createdAt: r.createdAt,
-                                  machine: DownloadJobStateMachine(restoring: r.state, failure: r.failure, retries: settings.retries),
+                                  machine: DownloadJobStateMachine(restoring: r.state, failure: r.failure, reason: r.reason,
+                                                                           retries: settings.retries),
                                   concurrency: settings.concurrency)
             job.completedAt = r.completedAt
             job.floor.bytesDone = r.bytesDone
@@ -144,31 +150,44 @@ final class DownloadEngine {
     /// Validates `spec` against the asset (its playlist is fetched and the selection made) and
     /// creates the job; a 400-class error creates nothing.
     func add(_ spec: DownloadSpec, done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
-        let configs: (primary: DownloadConfiguration, auxiliary: [DownloadConfiguration])
-        do { configs = try spec.configurations() } catch { return done(.failure(error)) }
+        let createdAt = loop.wallClock()
+        do { _ = try spec.policy(createdAt: createdAt) } catch { return done(.failure(error)) }
         let url: UpstreamURL, checkAddress: Bool
         switch target(for: spec.url) {
         case let .success(t): (url, checkAddress) = t
         case let .failure(e): return done(.failure(e))
         }
+        checkSelection(spec, url: url, checkAddress: checkAddress) { [weak self] error in
+            guard let self else { return }
+            if let error { return done(.failure(error)) }
+            let job = DownloadJob(id: DownloadEngine.newID(), spec: spec, url: url, checkAddress: checkAddress,
+                                  createdAt: createdAt, machine: DownloadJobStateMachine(retries: settings.retries),
+                                  concurrency: settings.concurrency)
+            jobs.append(job)
+            save(job)
+            logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)"])
+            done(.success(job))
+            schedule()
+        }
+    }
+
+    /// Checks `spec`'s configurations against the asset at `url` (its playlist fetched, the
+    /// selection made); nil when a job could be made of them, else the error to answer.
+    func checkSelection(_ spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool, done: @escaping (DownloadInputError?) -> Void) {
+        let configs: (primary: DownloadConfiguration, auxiliary: [DownloadConfiguration])
+        do { configs = try spec.configurations() } catch { return done(error) }
         loadPlaylist(url, checkAddress: checkAddress) { [weak self] result in
             guard let self else { return }
             switch result {
-            case let .failure(e): return done(.failure(e))
+            case let .failure(e): done(e)
             case let .success(p):
-                if case .multivariant = p.kind {
-                    do { _ = try AssetSelector.select(MultivariantPlaylist(p), primary: configs.primary, auxiliary: configs.auxiliary, locale: locale) } catch {
-                        return done(.failure(DownloadInputError("\(error)")))
-                    }
+                guard case .multivariant = p.kind else { return done(nil) }
+                do {
+                    _ = try AssetSelector.select(MultivariantPlaylist(p), primary: configs.primary, auxiliary: configs.auxiliary, locale: locale)
+                    done(nil)
+                } catch {
+                    done(DownloadInputError("\(error)"))
                 }
-                let job = DownloadJob(id: DownloadEngine.newID(), spec: spec, url: url, checkAddress: checkAddress,
-                                      createdAt: loop.wallClock(), machine: DownloadJobStateMachine(retries: settings.retries),
-                                      concurrency: settings.concurrency)
-                jobs.append(job)
-                save(job)
-                logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)"])
-                done(.success(job))
-                schedule()
             }
         }
     }
@@ -190,30 +209,33 @@ final class DownloadEngine {
     }
 
     /// Cancels the job, forgets it, and deletes what it stored (unpinned, removed from the cache)
-    /// unless another job keeps it.
+    /// unless another job keeps it. A resource a response is sending from stays until that
+    /// response ends (unpinned, then left to eviction): the player gets a whole, clean answer.
+    /// Idempotent: the API answers a second `DELETE` with 404.
     func remove(_ job: DownloadJob) {
         perform(job.machine.cancel(), job)
         jobs.removeAll { $0 === job }
+        removedIDs.append(job.id)
+        if removedIDs.count > 1000 { removedIDs.removeFirst() }
         try? database?.remove(id: job.id)
-        var kept = Set<String>()
-        for other in jobs { for u in other.plan?.units ?? [] { kept.insert(u.url.description) } }
-        let now = loop.wallClock()
-        for u in job.plan?.units ?? [] where !kept.contains(u.url.description) {
-            if let r = cache.lookup(u.url.description, now: now) {
-                cache.setPinned(r, false)
-                if !coordinators.of(r).isInUse { cache.remove(r) }
-            }
-        }
+        release(job, delete: true)
         changed(job)
-        schedule()
+        spaceFreed()
     }
 
     // MARK: - slots and observers
 
-    /// Grants free parallel-download slots to queued jobs, oldest first.
+    /// Grants free parallel-download slots to queued jobs: important ones first, then oldest first.
     func schedule() {
         var running = jobs.filter { $0.state.holdsSlot }.count
-        for j in jobs where running < settings.maxParallel && j.state == .queued {
+        let queued = jobs.filter { $0.state == .queued && $0.policy.priority == .important } + jobs.filter { $0.state == .queued && $0.policy.priority == .normal }
+        for j in queued where running < settings.maxParallel {
+            // A job whose plan is known is measured before it runs; others once it is built.
+            if j.plan != nil && !j.planStale, let why = spaceShortfall(j) {
+                perform(j.machine.noSpace(why), j)
+                changed(j)
+                continue
+            }
             running += 1
             perform(j.machine.slotGranted(), j)
             changed(j)

@@ -14,9 +14,19 @@ struct DownloadInfo: Encodable {
     /// A player could play it with the origin gone (see `DownloadEngine.playableOffline`).
     var playableOffline: Bool
     var renditions: [RenditionProgress]
+    /// Why it waits for space (`waiting-for-space`).
+    var reason: String?
+    /// Its keeping policy (see `DownloadPolicy`).
+    var priority: String
+    var expiresAt: Int?
+    /// Bytes it keeps pinned in the cache.
+    var pinnedBytes: Int
+    /// "none", "stored" or "drm, not downloadable" (see `DownloadPlan.keys`); nil before the plan.
+    var keys: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, url, title, state, failure, rate, renditions
+        case id, url, title, state, failure, rate, renditions, reason, priority, keys
+        case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline"
     }
@@ -28,6 +38,11 @@ struct DownloadInfo: Encodable {
         try c.encode(title, forKey: .title)
         try c.encode(state, forKey: .state)
         try c.encode(failure, forKey: .failure)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(priority, forKey: .priority)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(pinnedBytes, forKey: .pinnedBytes)
+        try c.encode(keys, forKey: .keys)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(completedAt, forKey: .completedAt)
         try c.encode((rate * 10).rounded() / 10, forKey: .rate)

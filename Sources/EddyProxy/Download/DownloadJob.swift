@@ -8,13 +8,18 @@ import Foundation
 /// which units are stored. `DownloadEngine` drives it; this type holds state and computes progress.
 final class DownloadJob {
     let id: String
-    let spec: DownloadSpec
+    /// What was asked; `PATCH` adds renditions to it.
+    var spec: DownloadSpec { didSet { policy = DownloadJob.policy(spec, createdAt) } }
+    /// Priority and expiry, read from `spec` (validated when the job was created).
+    private(set) var policy: DownloadPolicy
     let url: UpstreamURL
     let checkAddress: Bool
     let createdAt: Int
     var completedAt: Int?
     var machine: DownloadJobStateMachine
     var plan: DownloadPlan?
+    /// The spec changed since `plan` was built: the next run builds it again.
+    var planStale = false
     /// Per unit of the plan: stored, its bytes once stored, its consecutive failures.
     var unitDone: [Bool] = []
     var unitBytes: [Int] = []
@@ -54,6 +59,17 @@ final class DownloadJob {
         self.createdAt = createdAt
         self.machine = machine
         window = FetchWindow(limit: concurrency)
+        policy = DownloadJob.policy(spec, createdAt)
+    }
+
+    private static func policy(_ spec: DownloadSpec, _ createdAt: Int) -> DownloadPolicy {
+        (try? spec.policy(createdAt: createdAt)) ?? DownloadPolicy()
+    }
+
+    /// Bytes of the units it holds, pinned while the job is neither expired nor cancelled.
+    var pinnedBytes: Int {
+        guard state != .expired && state != .cancelled else { return 0 }
+        return zip(unitDone, unitBytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
     }
 
     var state: DownloadState { machine.state }
@@ -74,6 +90,7 @@ final class DownloadJob {
         unitFailures = Array(repeating: 0, count: p.units.count)
         unitNotBefore = [:]
         cursor = 0
+        planStale = false
         for i in p.units.indices {
             if let n = stored(i) { unitDone[i] = true; unitBytes[i] = n }
         }

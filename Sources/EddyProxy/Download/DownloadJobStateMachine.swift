@@ -17,6 +17,8 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
     public private(set) var state: DownloadState
     /// Why the job failed: the segment and the last error.
     public private(set) var failure: String?
+    /// Why a job waits for space: what it needs and what is free.
+    public private(set) var reason: String?
     /// When a job waiting for the origin fetches again.
     public private(set) var retryAt: Double?
     /// Until when the origin asked not to be asked (Retry-After, RFC 9110 section 10.2.3): it
@@ -28,9 +30,10 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
 
     /// A new job is queued; a job read back after a restart starts where it was, except that a
     /// running or waiting one is queued again (its requests died with the process).
-    public init(restoring state: DownloadState = .queued, failure: String? = nil, retries: Int = 10) {
+    public init(restoring state: DownloadState = .queued, failure: String? = nil, reason: String? = nil, retries: Int = 10) {
         self.state = state.holdsSlot ? .queued : state
         self.failure = failure
+        self.reason = state == .waitingForSpace ? reason : nil
         self.retries = Swift.max(1, retries)
     }
 
@@ -43,7 +46,10 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
 
     public mutating func pause() -> Action {
         switch state {
-        case .queued: state = .paused; return .none
+        case .queued, .waitingForSpace:
+            state = .paused
+            reason = nil
+            return .none
         case .running, .waitingForOrigin:
             state = .paused
             retryAt = nil
@@ -62,7 +68,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
     }
 
     public mutating func cancel() -> Action {
-        guard !state.isTerminal || state == .failed else { return .none }
+        guard !state.isTerminal || state == .failed || state == .expired else { return .none }
         let wasFetching = state.holdsSlot
         state = .cancelled
         retryAt = nil
@@ -109,6 +115,55 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         retryAt = nil
         holdUntil = nil
         return .fetch
+    }
+
+    /// The job's plan does not fit beside the pinned downloads: it stops and waits, saying why.
+    public mutating func noSpace(_ why: String) -> Action {
+        guard state == .running || state == .waitingForOrigin || state == .queued else { return .none }
+        let wasFetching = state.holdsSlot
+        state = .waitingForSpace
+        reason = why
+        retryAt = nil
+        holdUntil = nil
+        return wasFetching ? .stopFetching : .none
+    }
+
+    /// Space may have been freed (a download deleted or expired): a waiting job queues again and
+    /// is measured anew when it gets a slot.
+    public mutating func spaceFreed() -> Action {
+        guard state == .waitingForSpace else { return .none }
+        state = .queued
+        reason = nil
+        return .none
+    }
+
+    /// More renditions were asked for (`PATCH`): a completed or failed job queues again to fetch
+    /// them; a running one fetches on with its new plan; others are unchanged and pick the new
+    /// plan up when they run.
+    public mutating func extended() -> Action {
+        switch state {
+        case .completed, .failed:
+            state = .queued
+            failure = nil
+            return .none
+        case .running, .waitingForOrigin:
+            state = .running
+            retryAt = nil
+            holdUntil = nil
+            return .fetch
+        default: return .none
+        }
+    }
+
+    /// The job's `expires` has passed: it is released (unpinned), whatever it was doing.
+    public mutating func expire() -> Action {
+        guard state != .expired && state != .cancelled else { return .none }
+        let wasFetching = state.holdsSlot
+        state = .expired
+        retryAt = nil
+        holdUntil = nil
+        reason = nil
+        return wasFetching ? .stopFetching : .none
     }
 
     /// Every selected segment is stored.

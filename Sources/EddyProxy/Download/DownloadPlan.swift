@@ -37,6 +37,16 @@ struct DownloadPlan: Equatable {
     var units: [Unit] = []
     /// True when the job's URL is a multivariant playlist (its first unit); false for a media one.
     var isMultivariant = false
+    /// Some selected rendition is DRM-protected (see `MediaPlaylist.drm`): its segments are
+    /// downloaded, its keys cannot be.
+    var drm = false
+
+    /// What the API's `keys` says: "none", "stored" (AES-128 or identity SAMPLE-AES keys, pinned
+    /// with the segments) or, for DRM, "drm, not downloadable".
+    var keys: String {
+        if drm { return "drm, not downloadable" }
+        return units.contains { $0.kind == .key } ? "stored" : "none"
+    }
 
     /// A plan for `selection` of a multivariant playlist at `url`, with the media playlists
     /// fetched (by their resolved URL); renditions whose playlist is missing have no segments.
@@ -60,6 +70,7 @@ struct DownloadPlan: Equatable {
             var r = Rendition(selected: s, url: rURL, bandwidth: bandwidth)
             add(Unit(url: rURL, kind: .playlist, rendition: index, name: s.uri))
             var t = 0.0
+            if media[rURL]?.drm == true { plan.drm = true }
             for seg in media[rURL]?.segments ?? [] where !seg.isGap {
                 if let k = seg.keyURI, seg.keyMethod != "NONE", let ku = URIReference.resolve(k, against: rURL) {
                     add(Unit(url: ku, kind: .key, rendition: index, name: k))

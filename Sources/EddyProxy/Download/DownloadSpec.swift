@@ -12,6 +12,10 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     public var audio: [String]?
     public var subtitles: [String]?
     public var auxiliary: [Auxiliary]?
+    /// `normal` (the default) or `important`; see `DownloadPolicy`.
+    public var priority: String?
+    /// When the download is released: a duration from its creation or a date; see `DownloadPolicy`.
+    public var expires: String?
 
     /// One auxiliary configuration.
     public struct Auxiliary: Codable, Equatable, Sendable {
@@ -34,12 +38,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, title, variant, audio, subtitles, auxiliary
+        case url, title, variant, audio, subtitles, auxiliary, priority, expires
         case variantIndex = "variant_index"
     }
 
     public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
-                audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil) {
+                audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil,
+                priority: String? = nil, expires: String? = nil) {
+        self.priority = priority
+        self.expires = expires
         self.url = url
         self.title = title
         self.variant = variant
@@ -47,6 +54,11 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
         self.audio = audio
         self.subtitles = subtitles
         self.auxiliary = auxiliary
+    }
+
+    /// The keeping policy of a job created at `createdAt`.
+    public func policy(createdAt: Int) throws(DownloadInputError) -> DownloadPolicy {
+        try DownloadPolicy.parse(priority: priority, expires: expires, createdAt: createdAt)
     }
 
     /// The primary and auxiliary configurations; a malformed predicate or media selection is an

@@ -7,13 +7,18 @@ public enum DownloadState: String, Codable, Sendable, CaseIterable {
     case paused
     /// The origin failed; the job retries by itself after a backoff.
     case waitingForOrigin = "waiting-for-origin"
+    /// It does not fit beside the downloads already pinned under `--max-size`; it waits (with a
+    /// reason) until one is deleted or expires, and never evicts another download.
+    case waitingForSpace = "waiting-for-space"
     case completed
+    /// Past its `expires`: no longer pinned, its bytes left to ordinary eviction.
+    case expired
     /// A segment failed `download_retries` times in a row; the job says which and why.
     case failed
     case cancelled
 
     /// No event but `resume` (for failed) leaves these.
-    public var isTerminal: Bool { self == .completed || self == .failed || self == .cancelled }
+    public var isTerminal: Bool { self == .completed || self == .failed || self == .cancelled || self == .expired }
     /// The job holds one of the parallel-download slots.
     public var holdsSlot: Bool { self == .running || self == .waitingForOrigin }
 }

@@ -1,0 +1,74 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+
+/// A downloaded asset as a self-contained HLS folder (`eddy download export`): the playlists,
+/// cut down to the renditions held whole and rewritten to relative URIs (`ExportLayout`), and the
+/// data files they name, read by the CLI through the admin API.
+extension DownloadEngine {
+    /// The files of the export, the root playlist first; a 409 when nothing is held whole yet.
+    func exportFiles(_ job: DownloadJob) -> Result<[ExportFile], DownloadInputError> {
+        guard let plan = job.plan else { return .failure(DownloadInputError("download \(job.id) has no plan yet", status: 409)) }
+        let complete = job.completeRenditions()
+        let now = loop.wallClock()
+        // Each complete rendition's stored playlist, once per URL.
+        var media: [(UpstreamURL, HLSPlaylist)] = []
+        for i in complete.sorted() where !media.contains(where: { $0.0 == plan.renditions[i].url }) {
+            let u = plan.renditions[i].url
+            guard let r = cache.lookup(u.description, now: now), let p = playlists.readPlaylist(r) else { continue }
+            media.append((u, p))
+        }
+        guard !media.isEmpty else {
+            return .failure(DownloadInputError("download \(job.id) holds no rendition whole yet", status: 409))
+        }
+        var layout = ExportLayout(root: job.url)
+        var files: [ExportFile] = []
+        let playlistURLs = Set(media.map(\.0))
+        if plan.isMultivariant {
+            guard let r = cache.lookup(job.url.description, now: now), let p = playlists.readPlaylist(r) else {
+                return .failure(DownloadInputError("the multivariant playlist of \(job.id) is not stored", status: 409))
+            }
+            let held = Set(playlistURLs.map(\.description))
+            let cut = OfflineMultivariant.filter(p) { uri in
+                URIReference.resolve(uri, against: job.url).map { held.contains($0.description) } ?? false
+            }
+            let text = layout.rewrite(cut, at: job.url, exported: { playlistURLs.contains($0) })
+            files.append(ExportFile(path: layout.path(for: job.url), text: text))
+        }
+        // Data: what the playlists name, with the byte ranges they use (nil once one uses all).
+        var order: [UpstreamURL] = []
+        var ranges: [UpstreamURL: [Range<Int>]?] = [:]
+        var keys = Set<UpstreamURL>()
+        func use(_ uri: String?, _ range: Range<Int>?, against base: UpstreamURL, key: Bool = false) {
+            guard let uri, let u = URIReference.resolve(uri, against: base) else { return }
+            if key { keys.insert(u) }
+            guard let known = ranges[u] else {
+                order.append(u)
+                ranges[u] = range.map { [$0] }
+                return
+            }
+            if var list = known, let range { list.append(range); ranges[u] = list } else { ranges[u] = .some(nil) }
+        }
+        for (u, p) in media {
+            for s in MediaPlaylist(p).segments where !s.isGap {
+                use(s.uri, s.byteRange, against: u)
+                use(s.mapURI, s.mapByteRange, against: u)
+                if s.keyMethod != nil { use(s.keyURI, nil, against: u, key: true) }
+            }
+        }
+        var data: [ExportFile] = []
+        for u in order {
+            guard let r = cache.lookup(u.description, now: now), let len = r.meta.length else { continue }
+            let wanted = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } }
+            let have = wanted ?? [0..<len]
+            guard have.allSatisfy({ r.confirmed.contains($0) }) else { continue }
+            data.append(ExportFile(path: layout.path(for: u), url: u.description, length: len,
+                                   ranges: wanted.map { $0.map { [$0.lowerBound, $0.upperBound] } }, key: keys.contains(u) ? true : nil))
+        }
+        let exported = Set(data.compactMap(\.url))
+        for (u, p) in media {
+            files.append(ExportFile(path: layout.path(for: u), text: layout.rewrite(p, at: u, exported: { exported.contains($0.description) })))
+        }
+        return .success(files + data)
+    }
+}

@@ -1,0 +1,109 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import Foundation
+
+/// Pins and space: what a download may take beside the others under `--max-size`, releasing an
+/// expired or deleted download, and adding renditions to one (issue 13).
+extension DownloadEngine {
+    /// Why `job` cannot run now, or nil when it fits: the bytes it still needs against what
+    /// `--max-size` leaves beside the pinned downloads and what the other running jobs will still
+    /// pin. Sizes not given by byte ranges are estimates (bytes per media second seen so far, or
+    /// the variant's peak BANDWIDTH), so this errs on the side of waiting.
+    func spaceShortfall(_ job: DownloadJob) -> String? {
+        let budget = cache.budget
+        guard budget > 0 else { return nil }
+        func left(_ j: DownloadJob) -> Int {
+            let p = j.progress().0
+            return max(0, p.bytesExpected - p.bytesDone)
+        }
+        let need = left(job)
+        guard need > 0 else { return nil }
+        let reserved = jobs.filter { $0 !== job && $0.state.holdsSlot }.reduce(0) { $0 + left($1) }
+        let free = budget - cache.pinnedBytes - reserved
+        guard need > free else { return nil }
+        let mib = { (n: Int) in String(format: "%.1f MiB", Double(n) / 1_048_576) }
+        return "needs \(mib(need)) more, and \(mib(max(0, free))) of max-size \(mib(budget)) is free beside " +
+            "the pinned downloads; waiting for one to be deleted or to expire"
+    }
+
+    /// Something was unpinned: jobs waiting for space are measured again, most important first.
+    func spaceFreed() {
+        for j in jobs where j.state == .waitingForSpace {
+            perform(j.machine.spaceFreed(), j)
+            changed(j)
+        }
+        schedule()
+    }
+
+    /// Unpins what `job` holds and no live download also holds; with `delete`, also removes it
+    /// from the cache (but not while a response is sending from it).
+    func release(_ job: DownloadJob, delete: Bool) {
+        var kept = Set<String>()
+        for other in jobs where other !== job && other.state != .expired && other.state != .cancelled {
+            for u in other.plan?.units ?? [] { kept.insert(u.url.description) }
+        }
+        let now = loop.wallClock()
+        for u in job.plan?.units ?? [] where !kept.contains(u.url.description) {
+            guard let r = cache.lookup(u.url.description, now: now) else { continue }
+            cache.setPinned(r, false)
+            if delete && !coordinators.of(r).isInUse { cache.remove(r) }
+        }
+    }
+
+    /// Jobs past their `expires` are released: state `expired`, unpinned, bytes left to eviction.
+    func expireDue() {
+        let now = loop.wallClock()
+        var any = false
+        for j in jobs where j.state != .expired && j.state != .cancelled {
+            guard let at = j.policy.expiresAt, at <= now else { continue }
+            perform(j.machine.expire(), j)
+            release(j, delete: false)
+            logger.info("download expired", metadata: ["id": "\(j.id)"])
+            save(j)
+            changed(j)
+            any = true
+        }
+        if any { spaceFreed() }
+    }
+
+    /// Adds audio and subtitle renditions to the job's primary configuration (`PATCH`, `eddy
+    /// download add-media`): validated against the asset like a new job, then only what is not
+    /// stored yet is fetched. An automatic selection (no list given at creation) becomes the
+    /// renditions it chose plus the new ones.
+    func extend(_ job: DownloadJob, audio: [String]?, subtitles: [String]?,
+                done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
+        guard job.state != .expired && job.state != .cancelled else {
+            return done(.failure(DownloadInputError("download \(job.id) is \(job.state.rawValue)", status: 409)))
+        }
+        var spec = job.spec
+        func chosen(_ type: RenditionType) -> [String]? {
+            guard let plan = job.plan else { return nil }
+            return plan.renditions.filter { $0.selected.type == type }.map { $0.selected.language ?? "name:\($0.selected.name ?? "")" }
+        }
+        for (type, added) in [(RenditionType.audio, audio), (.subtitles, subtitles)] {
+            guard let added, !added.isEmpty else { continue }
+            let old = type == .audio ? spec.audio : spec.subtitles
+            guard var list = old ?? chosen(type) else {
+                return done(.failure(DownloadInputError("download \(job.id) has no plan yet; try again when it runs", status: 409)))
+            }
+            list.removeAll { $0.lowercased() == "none" }
+            for a in added where !list.contains(where: { $0.lowercased() == a.lowercased() }) { list.append(a) }
+            if type == .audio { spec.audio = list } else { spec.subtitles = list }
+        }
+        guard spec != job.spec else { return done(.success(job)) }
+        checkSelection(spec, url: job.url, checkAddress: job.checkAddress) { [weak self, weak job] error in
+            guard let self, let job else { return }
+            if let error { return done(.failure(error)) }
+            job.spec = spec
+            job.planStale = true
+            if job.state.holdsSlot { stopFetching(job) }
+            logger.info("download extended", metadata: ["id": "\(job.id)", "audio": "\(spec.audio ?? [])", "subtitles": "\(spec.subtitles ?? [])"])
+            perform(job.machine.extended(), job)
+            save(job)
+            changed(job)
+            done(.success(job))
+            schedule()
+        }
+    }
+}

@@ -201,3 +201,41 @@ def test_drm_keys_are_reported_and_the_segments_downloaded(setup):
 
 def origin_paths_all(fo):
     return set(fo.stats()["paths"])
+
+
+def test_a_player_during_a_download_jumps_the_queue_and_nothing_is_fetched_twice(setup):
+    """The origin sends each file at 150 kB/s, so the job is still on its first segments when a
+    player asks for the last ones of both renditions. The player's requests are answered at once
+    (they do not wait behind the job's queue), and the job then finds them stored: the origin
+    sends every file exactly once, whole."""
+    import threading
+    from conftest import request
+    e, fo, d = setup()
+    request(fo.port, "/_set?rate=150000")
+    fo.reset()
+    j = add(e, variant_index=0, audio=["fr"], subtitles=["none"])
+    last = {}
+    for r in ("v0", "a1"):
+        names = [l for l in open(os.path.join(d, r, "index.m3u8")).read().splitlines() if l.endswith(".m4s")]
+        for n in names[-2:]:
+            last["/%s/%s/%s" % (ASSET, r, n)] = open(os.path.join(d, r, n), "rb").read()
+    got = {}
+
+    def play(path):
+        got[path] = e.get("/f" + path)
+    threads = [threading.Thread(target=play, args=(p,)) for p in last]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    mid = api(e, "GET", "/api/downloads/" + j["id"])[1]
+    assert mid["state"] == "running", mid  # the player's segments came before the job was done
+    for p, data in last.items():
+        assert got[p].status == 200 and sha(got[p].body) == sha(data), p
+    done = wait_done(e, j["id"], timeout=120)
+    expected = {k: v for k, v in files_of(d, "v0", "a1").items()}
+    paths = origin_paths(fo)
+    assert set(paths) == set(expected), sorted(set(paths) ^ set(expected))
+    for p, data in expected.items():
+        assert paths[p]["requests"] == 1 and paths[p]["bytes"] == len(data), (p, paths[p], len(data))
+    assert done["bytes_done"] == sum(len(b) for b in expected.values())

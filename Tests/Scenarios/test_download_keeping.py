@@ -12,8 +12,8 @@ def setup(origins, tmp_path):
     """A factory: (eddy, fault origin, asset dir) for eddy's extra arguments."""
     made = []
 
-    def make(*extra):
-        fo = FaultOrigin(str(tmp_path))
+    def make(*extra, origin_args=()):
+        fo = FaultOrigin(str(tmp_path), args=origin_args)
         d = make_asset(os.path.join(fo.www, ASSET))
         e = Eddy(str(tmp_path), origins[0], fo, extra)
         made.append((e, fo))
@@ -239,3 +239,23 @@ def test_a_player_during_a_download_jumps_the_queue_and_nothing_is_fetched_twice
     for p, data in expected.items():
         assert paths[p]["requests"] == 1 and paths[p]["bytes"] == len(data), (p, paths[p], len(data))
     assert done["bytes_done"] == sum(len(b) for b in expected.values())
+
+
+def test_a_download_outlives_the_origins_404(setup):
+    """Stored responses go stale after a second; then the origin answers 404 for a downloaded
+    segment. A cache would forget it (gone); a download keeps it, serves it as offline, and
+    its pins are whole."""
+    from conftest import request
+    e, fo, d = setup(origin_args=["--cc", "max-age=1"])
+    j = wait_done(e, add(e, variant_index=0, audio=["fr"], subtitles=["none"])["id"])
+    pinned = e.metrics()["eddy_cache_pinned_bytes"]
+    time.sleep(1.5)
+    path = "/%s/v0/seg1.m4s" % ASSET
+    request(fo.port, "/_set?path=%s&fail=404" % path)
+    fo.reset()
+    r = e.get("/f" + path)
+    assert set(origin_paths(fo)) == {path} and origin_paths(fo)[path]["requests"] == 1, origin_paths(fo)
+    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline", (r.status, r.headers)
+    assert sha(r.body) == sha(open(os.path.join(d, "v0", "seg1.m4s"), "rb").read())
+    assert e.metrics()["eddy_cache_pinned_bytes"] == pinned
+    assert api(e, "GET", "/api/downloads/" + j["id"])[1]["playable_offline"] is True

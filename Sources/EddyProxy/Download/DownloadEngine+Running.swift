@@ -28,7 +28,8 @@ extension DownloadEngine {
             job.completedAt = loop.wallClock()
             stopFetching(job)
             logger.info("download completed", metadata: ["id": "\(job.id)", "bytes": "\(job.progress().0.bytesDone)"])
-            schedule()
+            // What it still needed was reserved against the jobs waiting for space: measure them again.
+            spaceFreed()
         }
         if job.state.isTerminal || job.state == .paused || job.state == .queued { save(job) }
     }

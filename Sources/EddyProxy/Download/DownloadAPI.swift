@@ -46,7 +46,7 @@ final class DownloadAPI {
                 case let .success(files): send(request, 200, ["id": LogValue.text(job.id), "files": .files(files)])
                 case let .failure(e): error(request, e.status, e.description)
                 }
-            case ("GET", ["file"]): DownloadFileResponder(engine: engine, job: job, request: request, url: query["url"]).respond()
+            case ("GET", ["file"]): DownloadFileResponder(api: self, job: job, request: request, url: query["url"]).respond()
             case ("POST", ["pause"]):
                 engine.pause(job)
                 send(request, 200, info(job))

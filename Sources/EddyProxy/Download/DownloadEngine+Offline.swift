@@ -8,7 +8,7 @@ extension DownloadEngine {
     /// URLs of the renditions that downloads of the playlist at `master` hold whole; nil when no
     /// download is of it (the playlist is then served as it is).
     func completeRenditions(of master: UpstreamURL) -> Set<String>? {
-        let of = jobs.filter { $0.url == master && $0.state != .cancelled && $0.state != .expired }
+        let of = jobs.filter { $0.url == master && $0.state.holdsPins }
         guard !of.isEmpty else { return nil }
         var out = Set<String>()
         for j in of {

@@ -40,7 +40,7 @@ extension DownloadEngine {
     /// from the cache (but not while a response is sending from it).
     func release(_ job: DownloadJob, delete: Bool) {
         var kept = Set<String>()
-        for other in jobs where other !== job && other.state != .expired && other.state != .cancelled {
+        for other in jobs where other !== job && other.state.holdsPins {
             for u in other.plan?.units ?? [] { kept.insert(u.url.description) }
         }
         let now = loop.wallClock()
@@ -55,7 +55,7 @@ extension DownloadEngine {
     func expireDue() {
         let now = loop.wallClock()
         var any = false
-        for j in jobs where j.state != .expired && j.state != .cancelled {
+        for j in jobs where j.state.holdsPins {
             guard let at = j.policy.expiresAt, at <= now else { continue }
             perform(j.machine.expire(), j)
             release(j, delete: false)
@@ -73,7 +73,7 @@ extension DownloadEngine {
     /// renditions it chose plus the new ones.
     func extend(_ job: DownloadJob, audio: [String]?, subtitles: [String]?,
                 done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
-        guard job.state != .expired && job.state != .cancelled else {
+        guard job.state.holdsPins else {
             return done(.failure(DownloadInputError("download \(job.id) is \(job.state.rawValue)", status: 409)))
         }
         var spec = job.spec

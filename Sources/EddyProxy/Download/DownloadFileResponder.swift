@@ -7,7 +7,8 @@ import EddyLoop
 /// bytes=a-b` (206) held whole. Sent with sendfile from the cache's file, so a large single-file
 /// rendition costs no memory. Never fetches: what is not stored is a 409.
 struct DownloadFileResponder {
-    let engine: DownloadEngine
+    let api: DownloadAPI
+    var engine: DownloadEngine { api.engine }
     let job: DownloadJob
     let request: ServerRequest
     let url: String?
@@ -41,6 +42,6 @@ struct DownloadFileResponder {
     }
 
     private func fail(_ status: Int, _ message: String) {
-        DownloadAPI(engine: engine).error(request, status, message)
+        api.error(request, status, message)
     }
 }

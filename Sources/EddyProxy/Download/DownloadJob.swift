@@ -68,7 +68,7 @@ final class DownloadJob {
 
     /// Bytes of the units it holds, pinned while the job is neither expired nor cancelled.
     var pinnedBytes: Int {
-        guard state != .expired && state != .cancelled else { return 0 }
+        guard state.holdsPins else { return 0 }
         return zip(unitDone, unitBytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
     }
 

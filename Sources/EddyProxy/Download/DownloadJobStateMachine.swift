@@ -157,7 +157,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
 
     /// The job's `expires` has passed: it is released (unpinned), whatever it was doing.
     public mutating func expire() -> Action {
-        guard state != .expired && state != .cancelled else { return .none }
+        guard state.holdsPins else { return .none }
         let wasFetching = state.holdsSlot
         state = .expired
         retryAt = nil

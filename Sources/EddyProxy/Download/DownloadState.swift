@@ -19,6 +19,8 @@ public enum DownloadState: String, Codable, Sendable, CaseIterable {
 
     /// No event but `resume` (for failed) leaves these.
     public var isTerminal: Bool { self == .completed || self == .failed || self == .cancelled || self == .expired }
+    /// What the job stored is pinned (and served offline): every state but expired and cancelled.
+    public var holdsPins: Bool { self != .expired && self != .cancelled }
     /// The job holds one of the parallel-download slots.
     public var holdsSlot: Bool { self == .running || self == .waitingForOrigin }
 }

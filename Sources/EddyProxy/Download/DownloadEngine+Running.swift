@@ -17,13 +17,11 @@ extension DownloadEngine {
             let timer = LoopTimer(loop: loop) { [weak self, weak job] in
                 guard let self, let job else { return }
                 job.retryTimer = nil
-                // libevent counts a timer from the loop's cached time, which lags the clock
-                // during a busy callback: the timer may fire a little before `at`. It is due.
-                perform(job.machine.retryDue(now: max(EventLoop.monotonic(), at)), job)
+                perform(job.machine.retryDue(now: EventLoop.monotonic()), job)
                 changed(job)
             }
             job.retryTimer = timer
-            timer.schedule(after: max(0, at - EventLoop.monotonic()))
+            timer.schedule(at: at)
         case .complete:
             job.completedAt = loop.wallClock()
             stopFetching(job)
@@ -186,8 +184,7 @@ extension DownloadEngine {
         guard job.state == .running, let plan = job.plan else { return }
         let units = plan.units
         while job.cursor < units.count && (job.unitDone[job.cursor] || job.inFlight[job.cursor] != nil) { job.cursor += 1 }
-        // A little ahead: the pump timer may fire early (libevent's cached time, see `perform`).
-        let now = EventLoop.monotonic() + 0.01
+        let now = EventLoop.monotonic()
         var due: Double?
         var i = job.cursor
         while job.inFlight.count < job.window.size && i < units.count {
@@ -222,7 +219,7 @@ extension DownloadEngine {
                 pump(job)
             }
             job.pumpTimer = timer
-            timer.schedule(after: max(0, due - now))
+            timer.schedule(at: due)
         }
     }
 

@@ -130,4 +130,24 @@ final class ValidationStateMachineTests: XCTestCase {
         XCTAssertEqual(broken.headArrived(status: 503, headers: HTTPHeaders(), contentLength: 0, now: 1),
                        .fail(reason: "origin answered 503 (status 503)"))
     }
+
+    func test_aDownloadsCopy_outlivesGoneAndErrorAnswers_butNotANewRepresentation() {
+        func pinned() -> ValidationStateMachine {
+            var m = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
+            m.pinned = true
+            return m
+        }
+        var gone = pinned()
+        XCTAssertEqual(gone.headArrived(status: 410, headers: HTTPHeaders(), contentLength: 0, now: 1),
+                       .fail(reason: "origin answered 410"), "a cacheable 410 does not replace it")
+        var goneNoStore = pinned()
+        XCTAssertEqual(goneNoStore.headArrived(status: 404, headers: headers([("Cache-Control", "no-store")]), contentLength: 0, now: 1),
+                       .fail(reason: "origin answered 404 (no-store)"), "nor is it dropped")
+        var noStore = pinned()
+        XCTAssertEqual(noStore.headArrived(status: 200, headers: headers([("Cache-Control", "no-store")]), contentLength: 1000, now: 1),
+                       .fail(reason: "origin answered 200 (no-store)"))
+        var changed = pinned()
+        let c = changed.headArrived(status: 200, headers: headers([("ETag", "\"v2\""), ("Cache-Control", "max-age=60")]), contentLength: 1000, now: 1)
+        guard case .newVersion = c else { return XCTFail("a new representation still replaces it: \(c)") }
+    }
 }

@@ -14,6 +14,7 @@ extension FillSession {
             let checks = [200, 206].contains(head.status) || (head.status == 304 && head.headers["Vary"] != nil)
             if checks && coordinators.varyChanged(r, head.headers) { return storedVaryChanged(r) }
             validation.stored = r.meta
+            validation.pinned = r.pinned
         }
         switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
                                          requestedAt: requestedAt) {
@@ -41,13 +42,9 @@ extension FillSession {
             fail(reason)
             return false
         case let .drop(reason):
-            // A download's copy (pinned) is the user's to delete: it outlives the origin's 404 or
-            // 410, and is served as offline (the revalidation failed), as with the origin down.
-            let pinned = resource?.pinned == true
-            coordinators.logger.info(pinned ? "stored resource no longer storable; kept, a download pins it" : "stored resource no longer storable",
-                                     metadata: ["url": "\(url)", "reason": "\(reason)"])
+            coordinators.logger.info("stored resource no longer storable", metadata: ["url": "\(url)", "reason": "\(reason)"])
             fail(reason)
-            if let r = resource, !pinned { coordinators.of(r).drop() }
+            if let r = resource { coordinators.of(r).drop() }
             return false
         case let .refresh(meta):
             guard let r = resource else { return false }
@@ -63,12 +60,6 @@ extension FillSession {
             return attachStored(r, body)
         case let .newVersion(meta, body):
             guard let r = resource else { return false }
-            if r.pinned && meta.status >= 400 {
-                // An error answer (even a cacheable 404) does not replace a download's copy.
-                coordinators.logger.info("origin answered an error for a downloaded resource; kept", metadata: ["url": "\(url)", "status": "\(meta.status)"])
-                fail("origin answered \(meta.status)")
-                return false
-            }
             coordinators.metrics.validatorChanges += 1
             coordinators.logger.info("origin representation changed; dropping stored bytes", metadata: ["url": "\(url)"])
             coordinators.cache.replace(r, with: meta)

@@ -74,6 +74,10 @@ struct ValidationStateMachine {
     let asked: RangeResponseCheck.Asked?
     /// The stored version's metadata (revalidation and range fills), as of the head's arrival.
     var stored: ResourceMeta?
+    /// The stored resource is a download's (pinned), as of the head's arrival: the user's to
+    /// delete, so no answer of the origin's drops it or replaces it with an error. The stored copy
+    /// is then served as it would be with the origin down (offline).
+    var pinned = false
     private(set) var decided = false
 
     init(kind: FillKind, asked: RangeResponseCheck.Asked?, stored: ResourceMeta?) {
@@ -113,9 +117,11 @@ struct ValidationStateMachine {
         if let why = StoragePolicy.refusal(status: status, headers: headers, targeted: targeted) {
             // The stored copy can not be refreshed; gone or forbidden means forget it.
             let reason = "origin answered \(status) (\(why))"
-            if status == 404 || status == 410 || why == "no-store" || why == "private" { return .drop(reason: reason) }
+            if !pinned && (status == 404 || status == 410 || why == "no-store" || why == "private") { return .drop(reason: reason) }
             return .fail(reason: reason)
         }
+        // An error answer, even a cacheable one (a negatively cached 404), does not replace a download's copy.
+        if pinned && status >= 400 { return .fail(reason: "origin answered \(status)") }
         guard let b = body(status: status, headers: headers, contentLength: contentLength) else { return failure }
         let new = meta(status, headers, length: b.length, now: now)
         if !stored.sameRepresentation(as: new) || (status == 206 && stored.length != nil && stored.length != b.length) {

@@ -15,17 +15,8 @@ struct AdminClient {
         let fd = try connect()
         defer { close(fd) }
         try send(fd, method, path, json)
-        var raw = Data()
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buf, buf.count, 0)
-            if n <= 0 { break }
-            raw.append(contentsOf: buf[0..<n])
-        }
-        guard let split = raw.range(of: Data("\r\n\r\n".utf8)) else { throw Failure(description: "no answer from \(address)") }
-        let head = String(decoding: raw[..<split.lowerBound], as: UTF8.self)
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        var body = Data(raw[split.upperBound...])
+        var (status, head, body) = try readHead(fd)
+        try received(fd) { body.append($0) }
         if head.lowercased().contains("transfer-encoding: chunked") { body = AdminClient.unchunk(body) }
         return (status, body)
     }
@@ -37,17 +28,65 @@ struct AdminClient {
         defer { close(fd) }
         try send(fd, "GET", path, nil)
         var pending = Data()
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = recv(fd, &buf, buf.count, 0)
-            if n <= 0 { return }
-            pending.append(contentsOf: buf[0..<n])
+        try received(fd) { chunk in
+            pending.append(chunk)
             // Chunk-size lines and the head never start with "data: ", so a line scan suffices.
             while let nl = pending.firstIndex(of: 10) {
                 let line = pending[pending.startIndex..<nl]
                 pending = Data(pending[(nl + 1)...])
                 if line.starts(with: Data("data: ".utf8)) { onData(Data(line.dropFirst(6))) }
             }
+        }
+    }
+
+    /// Streams the body of `GET path` (with `Range` for `range`) into `file` at the range's
+    /// offset, without holding it in memory; fails unless the answer is 200 or 206 with exactly
+    /// the bytes asked for.
+    func save(_ path: String, range: Range<Int>?, length: Int, to file: Int32) throws {
+        let fd = try connect()
+        defer { close(fd) }
+        let extra = range.map { "Range: bytes=\($0.lowerBound)-\($0.upperBound - 1)\r\n" } ?? ""
+        try send(fd, "GET", path, nil, extra: extra)
+        let (status, _, first) = try readHead(fd)
+        guard status == (range == nil ? 200 : 206) else {
+            throw Failure(description: "\(path): \(status) \(String(decoding: first, as: UTF8.self).prefix(200))")
+        }
+        var offset = range?.lowerBound ?? 0
+        let start = offset
+        func write(_ chunk: Data) throws {
+            let written = chunk.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == chunk.count else { throw Failure(description: "cannot write: \(String(cString: strerror(errno)))") }
+            offset += chunk.count
+        }
+        try write(first)
+        try received(fd, write)
+        let want = range?.count ?? length
+        guard offset - start == want else { throw Failure(description: "\(path): \(offset - start) of \(want) bytes came") }
+    }
+
+    /// Reads up to the end of the response head: its status, its text, and the body bytes that
+    /// came with it.
+    private func readHead(_ fd: Int32) throws -> (Int, String, Data) {
+        var raw = Data()
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while raw.range(of: Data("\r\n\r\n".utf8)) == nil {
+            let n = recv(fd, &buf, buf.count, 0)
+            guard n > 0 else { throw Failure(description: "no answer from \(address)") }
+            raw.append(contentsOf: buf[0..<n])
+        }
+        let split = raw.range(of: Data("\r\n\r\n".utf8))!
+        let head = String(decoding: raw[..<split.lowerBound], as: UTF8.self)
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, head, Data(raw[split.upperBound...]))
+    }
+
+    /// Hands each piece of what the server sends to `each` until it closes the connection.
+    private func received(_ fd: Int32, _ each: (Data) throws -> Void) throws {
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n <= 0 { return }
+            try each(Data(buf[0..<n]))
         }
     }
 
@@ -67,43 +106,6 @@ struct AdminClient {
             throw Failure(description: "cannot reach eddy's admin listener at \(address) (is eddy running with admin: set?)")
         }
         return fd
-    }
-
-    /// Streams the body of `GET path` (with `Range` for `range`) into `file` at the range's
-    /// offset, without holding it in memory; fails unless the answer is 200 or 206 with exactly
-    /// the bytes asked for.
-    func save(_ path: String, range: Range<Int>?, length: Int, to file: Int32) throws {
-        let fd = try connect()
-        defer { close(fd) }
-        let extra = range.map { "Range: bytes=\($0.lowerBound)-\($0.upperBound - 1)\r\n" } ?? ""
-        try send(fd, "GET", path, nil, extra: extra)
-        var pending = Data()
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        var offset = range?.lowerBound ?? 0
-        let want = range?.count ?? length
-        var headDone = false
-        var got = 0
-        while true {
-            let n = recv(fd, &buf, buf.count, 0)
-            if n <= 0 { break }
-            var chunk = Data(buf[0..<n])
-            if !headDone {
-                pending.append(chunk)
-                guard let split = pending.range(of: Data("\r\n\r\n".utf8)) else { continue }
-                let head = String(decoding: pending[..<split.lowerBound], as: UTF8.self)
-                let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                guard status == (range == nil ? 200 : 206) else {
-                    throw Failure(description: "\(path): \(status) \(String(decoding: pending[split.upperBound...], as: UTF8.self).prefix(200))")
-                }
-                headDone = true
-                chunk = Data(pending[split.upperBound...])
-            }
-            let written = chunk.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
-            guard written == chunk.count else { throw Failure(description: "cannot write: \(String(cString: strerror(errno)))") }
-            offset += chunk.count
-            got += chunk.count
-        }
-        guard got == want else { throw Failure(description: "\(path): \(got) of \(want) bytes came") }
     }
 
     private func send(_ fd: Int32, _ method: String, _ path: String, _ json: Data?, extra: String = "") throws {

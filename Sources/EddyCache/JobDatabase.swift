@@ -7,6 +7,8 @@ public final class JobDatabase {
     private let connection: SQLiteConnection
     private let upsert: SQLiteConnection.Statement
     private let delete: SQLiteConnection.Statement
+    private let deleteRecorded: SQLiteConnection.Statement
+    private let insertRecorded: SQLiteConnection.Statement
 
     /// Opens or creates the database at `path`.
     public init(path: String) throws {
@@ -15,6 +17,11 @@ public final class JobDatabase {
         try connection.exec("CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, created INTEGER NOT NULL, record TEXT NOT NULL)")
         upsert = try connection.prepare("INSERT INTO jobs (id, created, record) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET record = excluded.record")
         delete = try connection.prepare("DELETE FROM jobs WHERE id = ?")
+        // A live recording's segments, one row each, appended as reloads find them: a recording
+        // of hours is never rewritten whole.
+        try connection.exec("CREATE TABLE IF NOT EXISTS recorded (job TEXT NOT NULL, rendition TEXT NOT NULL, sequence INTEGER NOT NULL, segment TEXT NOT NULL, PRIMARY KEY (job, rendition, sequence))")
+        insertRecorded = try connection.prepare("INSERT OR REPLACE INTO recorded (job, rendition, sequence, segment) VALUES (?, ?, ?, ?)")
+        deleteRecorded = try connection.prepare("DELETE FROM recorded WHERE job = ?")
     }
 
     /// Writes a job's record.
@@ -26,11 +33,45 @@ public final class JobDatabase {
         _ = try upsert.step()
     }
 
-    /// Forgets a job.
+    /// Forgets a job and what it recorded.
     public func remove(id: String) throws {
         delete.reset()
         delete.bind(1, id)
         _ = try delete.step()
+        deleteRecorded.reset()
+        deleteRecorded.bind(1, id)
+        _ = try deleteRecorded.step()
+    }
+
+    /// Adds segments of a job's live recording of `rendition` (each `(sequence, record)`), in one transaction.
+    public func record(job: String, rendition: String, _ segments: [(sequence: Int, record: String)]) throws {
+        guard !segments.isEmpty else { return }
+        try connection.exec("BEGIN")
+        do {
+            for s in segments {
+                insertRecorded.reset()
+                insertRecorded.bind(1, job)
+                insertRecorded.bind(2, rendition)
+                insertRecorded.bind(3, s.sequence)
+                insertRecorded.bind(4, s.record)
+                _ = try insertRecorded.step()
+            }
+            try connection.exec("COMMIT")
+        } catch {
+            try? connection.exec("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A job's recorded segments, by rendition, in sequence order.
+    public func recorded(job: String) throws -> [String: [String]] {
+        let q = try connection.prepare("SELECT rendition, segment FROM recorded WHERE job = ? ORDER BY rendition, sequence")
+        q.bind(1, job)
+        var out: [String: [String]] = [:]
+        while try q.step() {
+            if let r = q.string(0), let s = q.string(1) { out[r, default: []].append(s) }
+        }
+        return out
     }
 
     /// Every job, oldest first.

@@ -94,6 +94,7 @@ public final class Proxy {
                                         database: database, selfAuthority: (config.listenHost, config.listenPort), logger: logger)
             downloads = DownloadAPI(engine: engine)
             services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
+            services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
         }
         if let admin = config.admin {
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)

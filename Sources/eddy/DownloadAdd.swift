@@ -27,13 +27,15 @@ struct DownloadAdd: ParsableCommand {
     var priority: String?
     @Option(help: "When the download is released (unpinned): a duration like 7d, 12h, 30m, or a date like 2026-12-24.")
     var expires: String?
+    @Option(help: "For a live or EVENT stream: the media time to record, like 20s, 30m, 2h (default: until the stream ends).")
+    var duration: String?
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
     func run() throws {
         var spec = DownloadSpec(url: url, title: title, variant: variant, variantIndex: variantIndex,
                                 audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
-                                priority: priority, expires: expires)
+                                priority: priority, expires: expires, duration: duration)
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {

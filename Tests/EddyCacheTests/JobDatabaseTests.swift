@@ -20,4 +20,24 @@ import Testing
         #expect(rows.map(\.id) == ["a", "b"])
         #expect(rows.map(\.record) == ["{}", "{\"n\":2}"])
     }
+
+    @Test func recordedSegmentsAppendReadBackInOrderAndGoWithTheirJob() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("downloads.db").path
+        do {
+            let db = try JobDatabase(path: path)
+            try db.save(id: "j", created: 1, record: "{}")
+            try db.record(job: "j", rendition: "http://o/v.m3u8", [(5, "s5"), (3, "s3")])
+            try db.record(job: "j", rendition: "http://o/v.m3u8", [(4, "s4"), (5, "s5 again")]) // a re-add replaces
+            try db.record(job: "j", rendition: "http://o/a.m3u8", [(0, "a0")])
+            try db.record(job: "k", rendition: "http://o/v.m3u8", [(1, "k1")])
+        }
+        let db = try JobDatabase(path: path)
+        #expect(try db.recorded(job: "j") == ["http://o/v.m3u8": ["s3", "s4", "s5 again"], "http://o/a.m3u8": ["a0"]])
+        try db.remove(id: "j")
+        #expect(try db.recorded(job: "j").isEmpty)
+        #expect(try db.recorded(job: "k") == ["http://o/v.m3u8": ["k1"]])
+    }
 }

@@ -156,7 +156,8 @@ final class DownloadAPI {
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
                             playableOffline: engine.playableOffline(job, complete: complete), renditions: renditions,
                             reason: job.machine.reason, priority: job.policy.priority.rawValue, expiresAt: job.policy.expiresAt,
-                            pinnedBytes: job.pinnedBytes, keys: job.plan?.keys)
+                            pinnedBytes: job.pinnedBytes, keys: job.plan?.keys,
+                            recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))
     }
 
     func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {

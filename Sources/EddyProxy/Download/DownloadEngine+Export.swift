@@ -15,6 +15,11 @@ extension DownloadEngine {
         var media: [(UpstreamURL, HLSPlaylist)] = []
         for i in complete.sorted() where !media.contains(where: { $0.0 == plan.renditions[i].url }) {
             let u = plan.renditions[i].url
+            // A live rendition exports as its recording: the whole of it, as VOD.
+            if let recording = job.recordings[u] {
+                media.append((u, HLSPlaylist(recording.text)))
+                continue
+            }
             guard let r = cache.lookup(u.description, now: now), let p = playlists.readPlaylist(r) else { continue }
             media.append((u, p))
         }

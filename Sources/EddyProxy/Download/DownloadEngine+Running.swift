@@ -11,7 +11,10 @@ extension DownloadEngine {
     func perform(_ action: DownloadJobStateMachine.Action, _ job: DownloadJob) {
         switch action {
         case .none: break
-        case .fetch: job.plan == nil || job.planStale ? buildPlan(job) : pump(job)
+        case .fetch:
+            if job.plan == nil || job.planStale { return buildPlan(job) }
+            pump(job)
+            keepRecording(job, after: 0) // a resumed recording reloads at once: the window moved
         case .stopFetching: stopFetching(job)
         case let .retry(at):
             let timer = LoopTimer(loop: loop) { [weak self, weak job] in
@@ -43,13 +46,23 @@ extension DownloadEngine {
         job.pumpTimer = nil
         job.unitNotBefore = [:] // resuming asks again at once
         job.cursor = 0
+        job.reloadTimer?.cancel()
+        job.reloadTimer = nil
+        job.reloading = false
     }
 
     /// Fetches `url` whole into the cache and reads it as a playlist.
-    func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil,
+    /// `refresh` says when a stored copy is revalidated first.
+    func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil, refresh: PlaylistRefresh = .staleLive,
                       done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
         var fetch: ResourceFetch?
-        let f = ResourceFetch(coordinators: coordinators, url: url, checkAddress: checkAddress) { [weak self, weak job] outcome in
+        let revalidate: ((CachedResource) -> Bool)?
+        switch refresh {
+        case .never: revalidate = nil
+        case .staleLive: revalidate = { [unowned self] in isStaleLivePlaylist($0) }
+        case .always: revalidate = { _ in true }
+        }
+        let f = ResourceFetch(coordinators: coordinators, url: url, checkAddress: checkAddress, revalidate: revalidate) { [weak self, weak job] outcome in
             guard let self else { return }
             if let job, let started = fetch?.startedAt {
                 let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
@@ -75,6 +88,7 @@ extension DownloadEngine {
                 // A job's playlists are kept; a look without a job (variants, the check before a
                 // job is created) must not unpin what a job pinned.
                 if job != nil { cache.setPinned(r, true) }
+                coordinators.of(r).hlsKind = p.kind
                 done(.success(p))
             }
         }
@@ -88,7 +102,7 @@ extension DownloadEngine {
     /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
     /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
     func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
-        loadPlaylist(job.url, checkAddress: job.checkAddress, job: job) { [weak self, weak job] result in
+        loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: fetch ? .staleLive : .never) { [weak self, weak job] result in
             guard let self, let job, planWanted(job, fetch: fetch) else { return }
             switch result {
             case let .failure(e): return fetch ? planFailed(job, e.description, retryAfter: e.retryAfter) : job.resolving.removeAll()
@@ -117,7 +131,7 @@ extension DownloadEngine {
     }
 
     private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition], fetch: Bool) {
-        var media: [UpstreamURL: MediaPlaylist] = [:]
+        var loaded: [UpstreamURL: HLSPlaylist] = [:]
         var pending = 0
         var failure: String?
         var retryAfter: Double?
@@ -130,14 +144,11 @@ extension DownloadEngine {
             job.resolving.removeAll()
             if let failure { return fetch ? planFailed(job, failure, retryAfter: retryAfter) : () }
             job.planFailures = 0
+            let media = mediaForPlan(job, loaded: loaded)
+            job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
             let now = loop.wallClock()
-            job.adopt(plan) { i in
-                let u = plan.units[i]
-                guard let r = cache.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
-                let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-                return r.confirmed.contains(wanted) ? wanted.count : nil
-            }
+            job.adopt(plan) { storedBytes($0, now: now) }
             logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                        "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
             changed(job)
@@ -148,6 +159,7 @@ extension DownloadEngine {
                 return schedule() // its slot is free
             }
             pump(job)
+            keepRecording(job, after: reloadDelay(job, grew: true))
         }
         pending = urls.count
         for u in urls {
@@ -156,10 +168,10 @@ extension DownloadEngine {
                 failure = failure ?? "\(u.pathAndQuery): refused by the upstream gate"
                 continue
             }
-            loadPlaylist(u, checkAddress: checkAddress, job: job) { result in
+            loadPlaylist(u, checkAddress: checkAddress, job: job, refresh: fetch ? .staleLive : .never) { result in
                 pending -= 1
                 switch result {
-                case let .success(p): media[u] = MediaPlaylist(p)
+                case let .success(p): loaded[u] = p
                 case let .failure(e):
                     if failure == nil { (failure, retryAfter) = (e.description, e.retryAfter) }
                 }
@@ -209,7 +221,7 @@ extension DownloadEngine {
             f.start()
         }
         guard job.inFlight.isEmpty else { return }
-        if job.allStored {
+        if job.allStored && !job.isRecording {
             perform(job.machine.allStored(), job)
             changed(job)
         } else if let due, job.pumpTimer == nil {

@@ -26,7 +26,7 @@ final class DownloadEngine {
     let logger: Logger
     var loop: EventLoop { coordinators.loop }
     var cache: any Cache { coordinators.cache }
-    private let database: JobDatabase?
+    let database: JobDatabase?
     /// Jobs in creation order.
     private(set) var jobs: [DownloadJob] = []
     /// Ids removed in this run (the last 1,000), so that a repeated DELETE answers as the first.
@@ -83,6 +83,8 @@ final class DownloadEngine {
         var bytesDone: Int
         var segmentsDone: Int
         var mediaSecondsDone: Double
+        /// Its live recordings' headers, by media playlist URL (their segments are in their own table).
+        var recordings: [String: LiveRecording.Header]?
     }
 
     func save(_ job: DownloadJob) {
@@ -90,7 +92,8 @@ final class DownloadEngine {
         _ = job.progress() // moves the floor up to what is stored now
         let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, reason: job.machine.reason, createdAt: job.createdAt,
                        completedAt: job.completedAt, bytesDone: job.floor.bytesDone, segmentsDone: job.floor.segmentsDone,
-                       mediaSecondsDone: job.floor.mediaSecondsDone)
+                       mediaSecondsDone: job.floor.mediaSecondsDone,
+                       recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }))
         guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
         do { try database.save(id: job.id, created: job.createdAt, record: text) } catch {
             logger.error("cannot save a download job", metadata: ["id": "\(job.id)", "error": "\(error)"])
@@ -118,10 +121,23 @@ final class DownloadEngine {
             job.floor.bytesDone = r.bytesDone
             job.floor.segmentsDone = r.segmentsDone
             job.floor.mediaSecondsDone = r.mediaSecondsDone
+            if let headers = r.recordings { restoreRecordings(job, headers) }
             jobs.append(job)
         }
         if !jobs.isEmpty { logger.info("download jobs restored", metadata: ["count": "\(jobs.count)"]) }
         kick.schedule(after: 0)
+    }
+
+    /// Reads a job's recordings back: headers from its record, segments from their table.
+    private func restoreRecordings(_ job: DownloadJob, _ headers: [String: LiveRecording.Header]) {
+        let rows = (try? database?.recorded(job: job.id)) ?? [:]
+        let decoder = JSONDecoder()
+        for (key, header) in headers {
+            guard let u = UpstreamURL.parse(Substring(key)) else { continue }
+            let segments = (rows[key] ?? []).compactMap { try? decoder.decode(RecordedSegment.self, from: Data($0.utf8)) }
+            job.recordings[u] = LiveRecording(header: header, segments: segments)
+        }
+        job.lastGrowth = EventLoop.monotonic()
     }
 
     // MARK: - the API's operations
@@ -151,7 +167,10 @@ final class DownloadEngine {
     /// creates the job; a 400-class error creates nothing.
     func add(_ spec: DownloadSpec, done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
         let createdAt = loop.wallClock()
-        do { _ = try spec.policy(createdAt: createdAt) } catch { return done(.failure(error)) }
+        do {
+            _ = try spec.policy(createdAt: createdAt)
+            _ = try spec.recordingLimit()
+        } catch { return done(.failure(error)) }
         let url: UpstreamURL, checkAddress: Bool
         switch target(for: spec.url) {
         case let .success(t): (url, checkAddress) = t

@@ -23,9 +23,11 @@ struct DownloadInfo: Encodable {
     var pinnedBytes: Int
     /// "none", "stored" or "drm, not downloadable" (see `DownloadPlan.keys`); nil before the plan.
     var keys: String?
+    /// A live or EVENT download's recording; nil for VOD.
+    var recording: RecordingInfo?
 
     enum CodingKeys: String, CodingKey {
-        case id, url, title, state, failure, rate, renditions, reason, priority, keys
+        case id, url, title, state, failure, rate, renditions, reason, priority, keys, recording
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline"
@@ -43,6 +45,7 @@ struct DownloadInfo: Encodable {
         try c.encode(expiresAt, forKey: .expiresAt)
         try c.encode(pinnedBytes, forKey: .pinnedBytes)
         try c.encode(keys, forKey: .keys)
+        try c.encodeIfPresent(recording, forKey: .recording)
         try c.encode(createdAt, forKey: .createdAt)
         try c.encode(completedAt, forKey: .completedAt)
         try c.encode((rate * 10).rounded() / 10, forKey: .rate)

@@ -40,6 +40,18 @@ final class DownloadJob {
     var retryTimer: LoopTimer?
     /// Consecutive failures to build the plan (a playlist could not be had).
     var planFailures = 0
+    /// Recordings of its live or EVENT renditions, by media playlist URL (see `LiveRecording`).
+    var recordings: [UpstreamURL: LiveRecording] = [:]
+    /// What its plan is built from besides the recordings, to build it again as they grow.
+    var planInputs: (playlist: MultivariantPlaylist?, selection: [SelectedRendition], media: [UpstreamURL: MediaPlaylist])?
+    /// The next reload of the live playlists, a reload in flight, consecutive failed reloads,
+    /// and when a recording last grew (monotonic seconds).
+    var reloadTimer: LoopTimer?
+    var reloading = false
+    var reloadFailures = 0
+    var lastGrowth = 0.0
+    /// Some live rendition is still being recorded: the job is not complete, whatever it holds.
+    var isRecording: Bool { recordings.values.contains { !$0.hasEnded } }
     /// Highest progress shown so far (persisted): what is shown never goes below it.
     var floor = DownloadProgress()
     /// The job's access and error log, newest last, bounded.
@@ -82,8 +94,8 @@ final class DownloadJob {
         if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
     }
 
-    /// Installs a plan; `stored(i)` says which units the cache holds whole already.
-    func adopt(_ p: DownloadPlan, stored: (Int) -> Int?) {
+    /// Installs a plan; `stored` says which units the cache holds whole already (their bytes).
+    func adopt(_ p: DownloadPlan, stored: (DownloadPlan.Unit) -> Int?) {
         plan = p
         unitDone = Array(repeating: false, count: p.units.count)
         unitBytes = Array(repeating: 0, count: p.units.count)
@@ -92,7 +104,24 @@ final class DownloadJob {
         cursor = 0
         planStale = false
         for i in p.units.indices {
-            if let n = stored(i) { unitDone[i] = true; unitBytes[i] = n }
+            if let n = stored(p.units[i]) { unitDone[i] = true; unitBytes[i] = n }
+        }
+    }
+
+    /// Takes a plan that extends the current one (a recording grew): units already planned keep
+    /// their place and state (fetches in flight refer to them by index); new units go at the end.
+    func grow(_ p: DownloadPlan, stored: (DownloadPlan.Unit) -> Int?) {
+        guard var merged = plan else { return adopt(p, stored: stored) }
+        let known = Set(merged.units.map(\.id))
+        merged.units += p.units.filter { !known.contains($0.id) }
+        merged.renditions = p.renditions
+        merged.drm = p.drm
+        plan = merged
+        for i in unitDone.count..<merged.units.count {
+            let n = stored(merged.units[i])
+            unitDone.append(n != nil)
+            unitBytes.append(n ?? 0)
+            unitFailures.append(0)
         }
     }
 

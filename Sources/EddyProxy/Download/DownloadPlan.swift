@@ -21,6 +21,9 @@ struct DownloadPlan: Equatable {
         var duration = 0.0
         /// The segment's URI as its playlist writes it (for the log and failure reasons).
         var name: String
+
+        /// What makes two units the same fetch: the URL and the byte range.
+        var id: String { url.description + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "") }
     }
 
     /// One selected media playlist and its totals.
@@ -55,8 +58,7 @@ struct DownloadPlan: Equatable {
         var plan = DownloadPlan()
         var seen = Set<String>()
         func add(_ u: Unit) {
-            let id = u.url.description + (u.range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
-            if seen.insert(id).inserted { plan.units.append(u) }
+            if seen.insert(u.id).inserted { plan.units.append(u) }
         }
         if playlist != nil {
             plan.isMultivariant = true

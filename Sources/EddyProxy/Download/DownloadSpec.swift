@@ -16,6 +16,9 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     public var priority: String?
     /// When the download is released: a duration from its creation or a date; see `DownloadPolicy`.
     public var expires: String?
+    /// For a live or EVENT playlist: the media time to record (`20s`, `30m`, `2h`, or seconds);
+    /// without it, the recording runs until the origin ends it (EXT-X-ENDLIST).
+    public var duration: String?
 
     /// One auxiliary configuration.
     public struct Auxiliary: Codable, Equatable, Sendable {
@@ -38,13 +41,14 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, title, variant, audio, subtitles, auxiliary, priority, expires
+        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration
         case variantIndex = "variant_index"
     }
 
     public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
                 audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil,
-                priority: String? = nil, expires: String? = nil) {
+                priority: String? = nil, expires: String? = nil, duration: String? = nil) {
+        self.duration = duration
         self.priority = priority
         self.expires = expires
         self.url = url
@@ -59,6 +63,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     /// The keeping policy of a job created at `createdAt`.
     public func policy(createdAt: Int) throws(DownloadInputError) -> DownloadPolicy {
         try DownloadPolicy.parse(priority: priority, expires: expires, createdAt: createdAt)
+    }
+
+    /// Seconds of media a live recording keeps; nil: until the origin ends the presentation.
+    public func recordingLimit() throws(DownloadInputError) -> Double? {
+        guard let duration else { return nil }
+        guard let s = DownloadPolicy.duration(duration), s > 0 else {
+            throw DownloadInputError("duration: '\(duration)' is not a positive duration (like 20s, 30m, 2h)")
+        }
+        return Double(s)
     }
 
     /// The primary and auxiliary configurations; a malformed predicate or media selection is an

@@ -22,6 +22,10 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
     private let checkAddress: Bool
     /// The bytes wanted; nil for the whole body.
     let range: Range<Int>?
+    /// Decides whether a stored whole copy must be revalidated before it is used (a live
+    /// playlist a recording reloads); nil: a stored copy is used as it is.
+    private let revalidate: ((CachedResource) -> Bool)?
+    private var revalidated = false
     private var ticket: Ticket?
     private var fill: FillSession?
     private var done = false
@@ -35,8 +39,9 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
     var isWaiting: Bool { !done }
 
     init(coordinators: Coordinators, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil,
-         onDone: @escaping (Outcome) -> Void) {
+         revalidate: ((CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.coordinators = coordinators
+        self.revalidate = revalidate
         self.url = url
         self.checkAddress = checkAddress
         self.range = range
@@ -54,7 +59,10 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         guard lookups <= 4 else { return finish(.failed("the resource kept changing while it was fetched", status: nil)) }
         let cache = coordinators.cache
         if let r = cache.lookup(key, now: coordinators.loop.wallClock()), r.meta.status != 0 {
-            if r.isComplete { return finish(.stored(r)) }
+            if r.isComplete {
+                if !revalidated, let revalidate, revalidate(r) { return startRevalidation(r) }
+                return finish(.stored(r))
+            }
             if let len = r.meta.length, r.meta.ifRangeValidator != nil {
                 let wanted = range.map { $0.clamped(to: 0..<len) } ?? 0..<len
                 if wanted.isEmpty || r.confirmed.contains(wanted) { return finish(.stored(r)) }
@@ -79,6 +87,25 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         }
         let f = coordinators.startFill(kind: .discovery, fetch: context, resource: nil, asked: asked)
         coordinators.discovering[key] = f
+        f.owner = self
+        f.addHeadWaiter(self)
+        fill = f
+        f.begin()
+    }
+
+    /// Asks the origin whether the stored copy is current (a conditional request, RFC 9110
+    /// section 13.1), joining a revalidation in flight; the head's outcome starts the lookup again.
+    private func startRevalidation(_ r: CachedResource) {
+        revalidated = true
+        let c = coordinators.of(r)
+        if let pending = c.revalidation {
+            fill = pending
+            pending.addHeadWaiter(self)
+            return
+        }
+        let f = coordinators.startFill(kind: .revalidation, fetch: context, resource: r,
+                                       asked: .span(first: 0, last: CacheStore.blocks.lastByte(ofBlockHolding: 0)))
+        c.revalidation = f
         f.owner = self
         f.addHeadWaiter(self)
         fill = f

@@ -24,6 +24,10 @@ extension CacheExchange {
             return
         }
         coordinators.of(r).hlsKind = playlist.kind
+        if machine.isOffline, let recorded = services.recordedPlaylist?(url) {
+            // A live playlist a download recorded: offline, the whole recording, not the last window.
+            playlist = HLSPlaylist(recorded)
+        }
         if machine.isOffline, case .multivariant = playlist.kind, let held = services.offlineRenditions?(url) {
             // The origin is gone: list only what downloads hold whole, so that a player never
             // switches to a variant or rendition whose segments are not here.

@@ -28,6 +28,9 @@ final class ExchangeServices {
     /// The renditions downloads of the multivariant playlist at a URL hold whole (their URLs), nil
     /// when no download is of it: what that playlist lists when served offline.
     var offlineRenditions: ((UpstreamURL) -> Set<String>?)?
+    /// The recording a download made of the live media playlist at a URL (EVENT while it
+    /// grows, VOD once ended); nil when none did: what that playlist is served as offline.
+    var recordedPlaylist: ((UpstreamURL) -> String?)?
     /// Records a finished response (metrics and the access log).
     let finished: (_ request: ServerRequest, _ status: CacheStatus, _ fromCache: Int, _ fromOrigin: Int, _ startedAt: Double) -> Void
 

@@ -1,0 +1,135 @@
+/// A live or EVENT media playlist recorded reload by reload, as a value: each reload's playlist
+/// is merged in, its segments not seen before are kept (by Media Sequence Number, RFC 8216bis
+/// section 6.2.2), and the recording is written out as one playlist: EVENT while it grows, VOD
+/// with EXT-X-ENDLIST once it ended. No I/O and no clock; the download engine reloads, stores the
+/// new segments and decides when a silent origin has stalled.
+///
+/// A sliding-window live playlist forgets its old segments; the recording keeps them all, so the
+/// offline asset is the whole recording, not the last window. Segments that left the window
+/// before a reload saw them are counted in `missed`, and a discontinuity is written where they were.
+public struct LiveRecording: Sendable, Equatable {
+    /// Why a recording stopped growing.
+    public enum End: String, Codable, Sendable {
+        /// The origin ended the presentation (EXT-X-ENDLIST).
+        case endList = "endlist"
+        /// The media duration asked for (`duration`) is recorded.
+        case duration
+        /// The origin stopped adding segments for too long (see `stallSeconds`).
+        case stalled
+        /// `MediaPlaylist.maxSegments` segments: more is hostile.
+        case segmentLimit = "segment-limit"
+    }
+
+    /// Everything but the segments: small, saved with the job.
+    public struct Header: Codable, Equatable, Sendable {
+        public var targetDuration = 0
+        public var version: Int?
+        public var independentSegments = false
+        /// The Media Sequence Number the next new segment must have or exceed.
+        public var nextSequence: Int?
+        /// Segments that left the live window before a reload saw them.
+        public var missed = 0
+        /// Media seconds to record; nil: until EXT-X-ENDLIST.
+        public var limit: Double?
+        public var mediaSeconds = 0.0
+        public var ended: End?
+
+        public init(limit: Double? = nil) { self.limit = limit }
+    }
+
+    public private(set) var header: Header
+    public private(set) var segments: [RecordedSegment]
+
+    public init(limit: Double? = nil) {
+        header = Header(limit: limit)
+        segments = []
+    }
+
+    /// A recording read back (a header and its segments, in any order). The segments are the
+    /// truth: they are saved before the header, so a header from before a crash may lag them.
+    public init(header: Header, segments: [RecordedSegment]) {
+        self.header = header
+        var seen = Set<Int>()
+        self.segments = segments.sorted { $0.sequence < $1.sequence }.filter { seen.insert($0.sequence).inserted }
+        if let last = self.segments.last { self.header.nextSequence = max(header.nextSequence ?? 0, last.sequence + 1) }
+        self.header.mediaSeconds = self.segments.reduce(0) { $0 + $1.duration }
+        if let limit = header.limit, self.header.mediaSeconds >= limit, header.ended == nil { self.header.ended = .duration }
+    }
+
+    public var hasEnded: Bool { header.ended != nil }
+
+    /// Seconds without a new segment after which a live origin is taken to have stopped: ten
+    /// target durations, and at least a minute. RFC 8216bis section 6.3.4 lets a client give up
+    /// on a playlist that does not change; a recording ends instead, keeping what it has.
+    public var stallSeconds: Double { max(60, 10 * Double(max(header.targetDuration, 1))) }
+
+    /// Merges a reload of the playlist; returns the segments it added, in order. Nothing is added
+    /// once the recording has ended, or from a multivariant playlist.
+    @discardableResult
+    public mutating func merge(_ playlist: HLSPlaylist) -> [RecordedSegment] {
+        guard header.ended == nil else { return [] }
+        let reload = LiveRecording.read(playlist)
+        guard !reload.multivariant else { return [] }
+        header.targetDuration = max(header.targetDuration, reload.targetDuration)
+        if let v = reload.version { header.version = max(header.version ?? 0, v) }
+        header.independentSegments = header.independentSegments || reload.independentSegments
+        var fresh = reload.segments.filter { $0.sequence >= (header.nextSequence ?? Int.min) }
+        if let next = header.nextSequence, let first = fresh.first, first.sequence > next {
+            header.missed += first.sequence - next
+            fresh[0].missedBefore = true
+        }
+        var added: [RecordedSegment] = []
+        for s in fresh {
+            guard segments.count < MediaPlaylist.maxSegments else {
+                header.ended = .segmentLimit
+                break
+            }
+            segments.append(s)
+            added.append(s)
+            header.nextSequence = s.sequence + 1
+            header.mediaSeconds += s.duration
+            if let limit = header.limit, header.mediaSeconds >= limit {
+                header.ended = .duration
+                break
+            }
+        }
+        if reload.endList && header.ended == nil { header.ended = .endList }
+        return added
+    }
+
+    /// Stops the recording (the origin stalled); what it has is kept.
+    public mutating func end(_ reason: End) {
+        if header.ended == nil { header.ended = reason }
+    }
+
+    /// The recording as a media playlist: EVENT while it grows, VOD with EXT-X-ENDLIST once it
+    /// ended. Key and map tags are written where they change; a discontinuity where segments were
+    /// missed.
+    public var text: String {
+        var out = ["#EXTM3U"]
+        if let v = header.version { out.append("#EXT-X-VERSION:\(v)") }
+        let target = segments.reduce(header.targetDuration) { max($0, Int(min($1.duration, 1e9).rounded())) }
+        out.append("#EXT-X-TARGETDURATION:\(target)")
+        out.append("#EXT-X-MEDIA-SEQUENCE:\(segments.first?.sequence ?? header.nextSequence ?? 0)")
+        if let ds = segments.first?.discontinuitySequence, ds > 0 { out.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(ds)") }
+        out.append(hasEnded ? "#EXT-X-PLAYLIST-TYPE:VOD" : "#EXT-X-PLAYLIST-TYPE:EVENT")
+        if header.independentSegments { out.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        var keys: [String] = [], map: String?
+        for (i, s) in segments.enumerated() {
+            if s.keys != keys {
+                out += s.keys.isEmpty ? ["#EXT-X-KEY:METHOD=NONE"] : s.keys
+                keys = s.keys
+            }
+            if let m = s.map, m != map {
+                out.append(m)
+                map = m
+            }
+            // A discontinuity before the first segment means nothing: its sequence number says it.
+            var lines = i == 0 ? s.lines.filter { $0 != "#EXT-X-DISCONTINUITY" } : s.lines
+            if i > 0 && s.missedBefore && !s.hasDiscontinuity { lines.insert("#EXT-X-DISCONTINUITY", at: 0) }
+            out += lines
+        }
+        if hasEnded { out.append("#EXT-X-ENDLIST") }
+        return out.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,176 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Foundation
+
+/// Live and EVENT downloads: a media playlist without EXT-X-ENDLIST is recorded. It is reloaded
+/// as a player would (RFC 8216bis section 6.3.4: one target duration after it changed, half of
+/// one after it did not), each reload's new segments join the recording (`LiveRecording`, kept
+/// in the job database segment by segment) and the plan, and the job completes once every
+/// recording has ended (EXT-X-ENDLIST, `duration`, or an origin that stopped adding segments)
+/// and its segments are stored. Offline, the recording is served in place of the live playlist,
+/// as VOD.
+extension DownloadEngine {
+    /// The media playlists a plan is built from: a live rendition's recording (started here from
+    /// the window just loaded, or read back after a restart, and grown by it), others as loaded.
+    func mediaForPlan(_ job: DownloadJob, loaded: [UpstreamURL: HLSPlaylist]) -> [UpstreamURL: MediaPlaylist] {
+        var media: [UpstreamURL: MediaPlaylist] = [:]
+        for (u, p) in loaded {
+            var recording = job.recordings[u]
+            if recording == nil, case .live = p.kind {
+                recording = LiveRecording(limit: (try? job.spec.recordingLimit()) ?? nil)
+                job.lastGrowth = EventLoop.monotonic()
+                logger.info("download records a live playlist", metadata: ["id": "\(job.id)", "playlist": "\(u.pathAndQuery)"])
+            }
+            guard var r = recording else {
+                media[u] = MediaPlaylist(p)
+                continue
+            }
+            keep(job, u, r.merge(p))
+            job.recordings[u] = r
+            media[u] = MediaPlaylist(HLSPlaylist(r.text))
+        }
+        if !job.recordings.isEmpty { save(job) } // the headers, beside the segments just kept
+        return media
+    }
+
+    /// The recording of the live playlist at `url` that a download holds (the longest, if
+    /// several do); nil when none does.
+    func recordedPlaylist(of url: UpstreamURL) -> String? {
+        jobs.filter { $0.state.holdsPins }.compactMap { $0.recordings[url] }.max { $0.segments.count < $1.segments.count }?.text
+    }
+
+    /// Bytes of a unit the cache holds whole already; nil when it does not.
+    func storedBytes(_ u: DownloadPlan.Unit, now: Int) -> Int? {
+        guard let r = cache.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+        let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+        return r.confirmed.contains(wanted) ? wanted.count : nil
+    }
+
+    /// A live playlist heard from more than half its target duration ago: players would not be
+    /// served it without asking the origin, and a plan must not start from it either.
+    func isStaleLivePlaylist(_ r: CachedResource) -> Bool {
+        let c = coordinators.of(r)
+        if c.hlsKind == nil, let p = playlists.readPlaylist(r) { c.hlsKind = p.kind }
+        guard case let .live(target)? = c.hlsKind else { return false }
+        return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: c.playlistFetchedAt, now: EventLoop.monotonic())
+    }
+
+    /// Seconds until the next reload: the target duration after a change, half of it after none
+    /// (section 6.3.4), between 1 and 60 s whatever a playlist claims.
+    func reloadDelay(_ job: DownloadJob, grew: Bool) -> Double {
+        let live = job.recordings.values.filter { !$0.hasEnded }.map { Double($0.header.targetDuration) }
+        let target = min(max(live.min() ?? 6, 1), 60)
+        return grew ? target : max(target / 2, 1)
+    }
+
+    /// Schedules the next reload, unless one is due or running, nothing is live, or the job stopped.
+    func keepRecording(_ job: DownloadJob, after delay: Double) {
+        guard job.isRecording, !job.reloading, job.reloadTimer == nil,
+              job.state == .running || job.state == .waitingForOrigin else { return }
+        let timer = LoopTimer(loop: loop) { [weak self, weak job] in
+            guard let self, let job else { return }
+            job.reloadTimer = nil
+            reload(job)
+        }
+        job.reloadTimer = timer
+        timer.schedule(after: delay)
+    }
+
+    /// Reloads every live playlist of the job (conditional requests through the coordinators,
+    /// so a player's reloads and the job's are one request when they meet).
+    private func reload(_ job: DownloadJob) {
+        let live = job.recordings.filter { !$0.value.hasEnded }.map(\.key)
+        guard !live.isEmpty, job.state == .running || job.state == .waitingForOrigin else { return }
+        job.reloading = true
+        var pending = live.count, grew = false, reported = false
+        var failure: DownloadInputError?
+        func ended() {
+            guard pending == 0, !reported else { return }
+            reported = true
+            reloaded(job, live: live, grew: grew, failure: failure)
+        }
+        for u in live {
+            guard case let .allow(checkAddress) = resolver.gate.check(u) else {
+                pending -= 1
+                failure = failure ?? DownloadInputError("\(u.pathAndQuery): refused by the upstream gate")
+                continue
+            }
+            loadPlaylist(u, checkAddress: checkAddress, job: job, refresh: .always) { [weak self, weak job] result in
+                guard let self, let job else { return }
+                pending -= 1
+                switch result {
+                case let .success(p):
+                    if var r = job.recordings[u] {
+                        let added = r.merge(p)
+                        job.recordings[u] = r
+                        keep(job, u, added)
+                        grew = grew || !added.isEmpty
+                    }
+                case let .failure(e): failure = failure ?? e
+                }
+                ended()
+            }
+        }
+        ended()
+    }
+
+    private func reloaded(_ job: DownloadJob, live: [UpstreamURL], grew: Bool, failure: DownloadInputError?) {
+        job.reloading = false
+        job.resolving.removeAll { !$0.isWaiting }
+        guard job.state == .running || job.state == .waitingForOrigin else { return }
+        let now = EventLoop.monotonic()
+        if let failure {
+            // Counted like a segment's failure: the job waits for the origin, and fails (keeping
+            // what it recorded) only after `download_retries` reloads in a row failed.
+            job.reloadFailures += 1
+            perform(job.machine.segmentFailed("playlist reload", reason: failure.description, consecutive: job.reloadFailures,
+                                              retryAfter: failure.retryAfter, now: now, jitter: Double.random(in: 0..<1)), job)
+        } else {
+            job.reloadFailures = 0
+            perform(job.machine.segmentSucceeded(now: now), job)
+            if grew {
+                job.lastGrowth = now
+            } else {
+                for u in live where job.recordings[u].map({ now - job.lastGrowth >= $0.stallSeconds }) == true {
+                    job.recordings[u]?.end(.stalled)
+                    logger.warning("live playlist stopped growing; the recording ends", metadata: ["id": "\(job.id)", "playlist": "\(u.pathAndQuery)"])
+                }
+            }
+        }
+        for u in live where job.recordings[u]?.hasEnded == true {
+            let h = job.recordings[u]!.header
+            logger.info("live recording ended", metadata: ["id": "\(job.id)", "playlist": "\(u.pathAndQuery)",
+                                                         "reason": "\(h.ended!.rawValue)", "seconds": "\(h.mediaSeconds)", "missed": "\(h.missed)"])
+        }
+        replan(job)
+        save(job)
+        changed(job)
+        pump(job)
+        let wait = failure.map { max(reloadDelay(job, grew: false), $0.retryAfter ?? 0) } ?? reloadDelay(job, grew: grew)
+        keepRecording(job, after: wait)
+    }
+
+    /// The plan again with the recordings as they are now; planned units keep their state.
+    private func replan(_ job: DownloadJob) {
+        guard let inputs = job.planInputs else { return }
+        var media = inputs.media
+        for (u, r) in job.recordings { media[u] = MediaPlaylist(HLSPlaylist(r.text)) }
+        let plan = DownloadPlan.build(url: job.url, playlist: inputs.playlist, selection: inputs.selection, media: media)
+        let now = loop.wallClock()
+        job.grow(plan) { storedBytes($0, now: now) }
+    }
+
+    /// Writes a recording's new segments to the job database (the header goes with the job's record).
+    private func keep(_ job: DownloadJob, _ url: UpstreamURL, _ added: [RecordedSegment]) {
+        guard let database, !added.isEmpty else { return }
+        let encoder = JSONEncoder()
+        let rows = added.compactMap { s in
+            (try? encoder.encode(s)).flatMap { String(data: $0, encoding: .utf8) }.map { (sequence: s.sequence, record: $0) }
+        }
+        do { try database.record(job: job.id, rendition: url.description, rows) } catch {
+            logger.error("cannot save a live recording", metadata: ["id": "\(job.id)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import XCTest
+@testable import EddyHLS
+
+/// Live and EVENT recording (issue 13): reloads merged by Media Sequence Number into one playlist
+/// that becomes VOD when the recording ends.
+final class LiveRecordingTests: XCTestCase {
+    /// A sliding window of `count` 2-second segments starting at `first`, with a key change at
+    /// segment 4 and ENDLIST when asked.
+    private func window(_ first: Int, _ count: Int, end: Bool = false) -> HLSPlaylist {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(first)",
+                     "#EXT-X-INDEPENDENT-SEGMENTS", "#EXT-X-MAP:URI=\"init.mp4\"",
+                     "#EXT-X-PART-INF:PART-TARGET=0.5"]
+        for n in first..<(first + count) {
+            if n == first && n < 4 { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"k1\"") }
+            if n == 4 || (n == first && n > 4) { lines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"k2\"") }
+            lines += ["#EXT-X-PROGRAM-DATE-TIME:2026-11-23T10:00:\(String(format: "%02d", n * 2)).000Z", "#EXTINF:2.000,", "seg\(n).m4s"]
+        }
+        lines.append("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"seg\(first + count).part0.m4s\"")
+        if end { lines.append("#EXT-X-ENDLIST") }
+        return HLSPlaylist(lines.joined(separator: "\n") + "\n")
+    }
+
+    func test_reloadsAddOnlyNewSegments_andTheEndedRecordingIsVOD() {
+        var r = LiveRecording()
+        XCTAssertEqual(r.merge(window(0, 3)).map(\.sequence), [0, 1, 2])
+        XCTAssertEqual(r.merge(window(0, 3)).count, 0, "an unchanged reload adds nothing")
+        XCTAssertEqual(r.merge(window(1, 3)).map(\.sequence), [3])
+        XCTAssertEqual(r.merge(window(3, 3)).map(\.sequence), [4, 5])
+        XCTAssertFalse(r.hasEnded)
+        XCTAssertTrue(r.text.contains("#EXT-X-PLAYLIST-TYPE:EVENT") && !r.text.contains("ENDLIST"))
+        XCTAssertEqual(r.merge(window(4, 3, end: true)).map(\.sequence), [6])
+        XCTAssertEqual(r.header.ended, .endList)
+        XCTAssertEqual(r.merge(window(5, 3)).count, 0, "nothing after the end")
+        let text = r.text
+        let media = MediaPlaylist(text)
+        XCTAssertEqual(media.segments.map(\.uri), (0...6).map { "seg\($0).m4s" })
+        XCTAssertTrue(media.endList)
+        XCTAssertEqual(HLSPlaylist(text).kind, .vod)
+        XCTAssertEqual(media.duration, 14, accuracy: 0.001)
+        XCTAssertEqual(media.segments.map(\.keyURI), ["k1", "k1", "k1", "k1", "k2", "k2", "k2"])
+        XCTAssertEqual(Set(media.segments.compactMap(\.mapURI)), ["init.mp4"])
+        XCTAssertTrue(text.hasPrefix("#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n"), text)
+        XCTAssertEqual(text.components(separatedBy: "#EXT-X-KEY").count - 1, 2, "a key tag where the key changes, not per segment")
+        XCTAssertEqual(text.components(separatedBy: "#EXT-X-PROGRAM-DATE-TIME").count - 1, 7, "each segment keeps its own tags")
+        XCTAssertFalse(text.contains("PRELOAD-HINT") || text.contains("PART-INF"), "no LL-HLS tags in a VOD")
+        XCTAssertEqual(r.header.missed, 0)
+    }
+
+    func test_segmentsThatLeftTheWindowUnseen_areCountedAndMarkedWithADiscontinuity() {
+        var r = LiveRecording()
+        r.merge(window(0, 3))
+        XCTAssertEqual(r.merge(window(7, 3)).map(\.sequence), [7, 8, 9])
+        XCTAssertEqual(r.header.missed, 4)
+        let lines = r.text.split(separator: "\n")
+        let i = lines.firstIndex(of: "seg7.m4s")!
+        XCTAssertTrue(lines[..<i].suffix(5).contains("#EXT-X-DISCONTINUITY"), "a discontinuity before the jump")
+        XCTAssertEqual(lines.filter { $0 == "#EXT-X-DISCONTINUITY" }.count, 1)
+        // The key in effect is written again after the jump, though the reload wrote it once.
+        XCTAssertEqual(MediaPlaylist(r.text).segments.last?.keyURI, "k2")
+    }
+
+    func test_aDurationEndsTheRecording_withTheSegmentThatCrossesIt() {
+        var r = LiveRecording(limit: 5)
+        XCTAssertEqual(r.merge(window(0, 2)).count, 2)
+        XCTAssertNil(r.header.ended)
+        XCTAssertEqual(r.merge(window(0, 5)).map(\.sequence), [2], "4 s + 2 s reaches 5 s")
+        XCTAssertEqual(r.header.ended, .duration)
+        XCTAssertEqual(r.header.mediaSeconds, 6, accuracy: 0.001)
+        XCTAssertTrue(r.text.hasSuffix("#EXT-X-ENDLIST\n"))
+    }
+
+    func test_stalledEnd_multivariantAndHostileInput() {
+        var r = LiveRecording()
+        r.merge(window(0, 2))
+        XCTAssertEqual(r.stallSeconds, 60, "at least a minute")
+        r.end(.stalled)
+        XCTAssertEqual(r.header.ended, .stalled)
+        r.end(.endList)
+        XCTAssertEqual(r.header.ended, .stalled, "the first reason stays")
+        var m = LiveRecording()
+        XCTAssertEqual(m.merge(HLSPlaylist("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n")).count, 0)
+        var h = LiveRecording()
+        let hostile = HLSPlaylist("#EXTM3U\n#EXT-X-TARGETDURATION:99999999999999999999999\n#EXT-X-MEDIA-SEQUENCE:999999999999999999\n#EXTINF:99999999999999999999999999999.0,\na.ts\n#EXTINF:1,\nb.ts\n")
+        XCTAssertEqual(h.merge(hostile).map(\.sequence), [999_999_999_999_999_999, 1_000_000_000_000_000_000])
+        XCTAssertTrue(h.text.contains("#EXT-X-MEDIA-SEQUENCE:999999999999999999"), "no overflow, no crash")
+    }
+
+    func test_aRecordingReadBack_goesOnWhereItWas() {
+        var r = LiveRecording(limit: 100)
+        r.merge(window(0, 3))
+        var back = LiveRecording(header: r.header, segments: r.segments.reversed())
+        XCTAssertEqual(back, r, "segments are put back in order")
+        XCTAssertEqual(back.merge(window(2, 3)).map(\.sequence), [3, 4])
+        let data = try! JSONEncoder().encode(r.segments[0])
+        XCTAssertEqual(try! JSONDecoder().decode(RecordedSegment.self, from: data), r.segments[0])
+    }
+}

@@ -293,8 +293,8 @@ def test_flaky_origin_completes_byte_exact(origins, asset, eddy):
 
 def test_retry_after_holds_the_whole_job(origins, asset, eddy):
     """A segment answered 503 with Retry-After: 3 (RFC 9110 section 10.2.3): no request of the
-    job reaches the origin for 3 s, though the job's own first backoff is under 1 s and other
-    requests in flight succeed meanwhile; then the job completes byte-exact."""
+    job reaches the origin for 3 s, though the job's own first backoff is under 1 s (its other
+    fetches in flight stop too, and go on afterwards); then the job completes byte-exact."""
     _, fo, _ = origins
     seg = "/%s/v0/seg1.m4s" % ASSET
     fo.reset()

@@ -270,6 +270,21 @@ extension DownloadEngine {
         job.unitNotBefore[i] = now + job.machine.backoff.delay(failures: job.unitFailures[i], retryAfter: retryAfter, jitter: jitter)
         perform(job.machine.segmentFailed(unit.name, reason: reason, consecutive: job.unitFailures[i], retryAfter: retryAfter,
                                           now: now, jitter: jitter), job)
+        if retryAfter != nil { holdFetches(job) }
         changed(job)
+    }
+
+    /// The origin asked the job to wait (Retry-After, RFC 9110 section 10.2.3): the fetches in
+    /// flight stop too, since each would go on to ask for its next range or block while the
+    /// origin said not to. They start again once the hold is over, keeping every block they
+    /// confirmed (a player sharing one of their fills keeps it).
+    func holdFetches(_ job: DownloadJob) {
+        guard let until = job.machine.holdUntil else { return }
+        for (i, f) in job.inFlight {
+            f.cancel()
+            job.unitNotBefore[i] = max(job.unitNotBefore[i] ?? 0, until)
+            job.cursor = min(job.cursor, i)
+        }
+        job.inFlight.removeAll()
     }
 }

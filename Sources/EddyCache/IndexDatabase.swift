@@ -169,6 +169,32 @@ final class IndexDatabase {
         return out
     }
 
+    /// Loop thread: a page of committed rows whose key starts with `prefix`, in `order`, after the
+    /// row `after` names (its sort value and key): keyset pagination over a total order.
+    func list(prefix: String, order: ResourceOrder, after: (value: Int, key: String)?,
+              limit: Int) throws -> [(id: Int, summary: ResourceSummary)] {
+        let columns = "id, key, version, status, length, bytes, pinned, last_access, content_type"
+        let match = "substr(key, 1, length(?1)) = ?1"
+        let sql: String
+        switch order {
+        case .key: sql = "SELECT \(columns) FROM resources WHERE \(match) AND key > ?3 ORDER BY key LIMIT ?4"
+        case .bytes, .lastAccess:
+            let c = order == .bytes ? "bytes" : "last_access"
+            sql = "SELECT \(columns) FROM resources WHERE \(match) AND (\(c) < ?2 OR (\(c) = ?2 AND key > ?3)) ORDER BY \(c) DESC, key LIMIT ?4"
+        }
+        let s = try reader.prepare(sql)
+        s.bind(1, prefix)
+        s.bind(2, after?.value ?? Int.max)
+        s.bind(3, after?.key ?? "")
+        s.bind(4, limit)
+        var out: [(Int, ResourceSummary)] = []
+        while try s.step() {
+            out.append((s.int(0), ResourceSummary(key: s.string(1) ?? "", version: s.int(2), status: s.int(3), length: s.optionalInt(4),
+                                                  bytes: s.int(5), pinned: s.int(6) != 0, lastAccess: s.int(7), contentType: s.string(8))))
+        }
+        return out
+    }
+
     /// Loop thread: committed rows whose key lies strictly between `low` and `high` (a range scan
     /// of the key index), in no particular order.
     func keys(between low: String, and high: String) throws -> [(id: Int, key: String, lastAccess: Int)] {

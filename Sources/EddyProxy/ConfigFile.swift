@@ -44,6 +44,7 @@ public enum ConfigFile {
             case "targeted_cache_control":
                 c.freshness.targetedFields = [try string(value, key), "CDN-Cache-Control"]
             case "admin": c.admin = try parseListen(string(value, key))
+            case "admin_token": c.adminToken = try string(value, key)
             case "log_level": c.logLevel = try string(value, key)
             case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)
             case "max_body_size": c.limits.maxBodyBytes = try size(value, key)

@@ -27,15 +27,17 @@ public final class Proxy {
     /// What exchanges are given (see `ExchangeServices`).
     private var services: ExchangeServices!
     private let accessLog: AccessLog
-    private var server: HTTPServer!
+    var server: HTTPServer!
     private var adminServer: HTTPServer?
     /// What CONNECT may reach (from the config, built once).
     private let connectPolicy: ConnectExchange.Policy
     /// Offline downloads and their API (on the admin listener).
-    private var downloads: DownloadAPI?
+    var downloads: DownloadAPI?
+    /// The cache's admin API (resources, pins, purges).
+    var resourcesAPI: ResourcesAPI!
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
-    private var draining = false
+    var draining = false
     /// Responses in progress. Exchanges are otherwise only referenced from callbacks, so this is
     /// what keeps them alive; each removes itself in `exchangeFinished`.
     private var active: [ObjectIdentifier: AnyObject] = [:]
@@ -96,7 +98,14 @@ public final class Proxy {
             services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
             services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
         }
+        resourcesAPI = ResourcesAPI(store: store, coordinators: coordinators, resolver: resolver,
+                                    selfAuthority: (config.listenHost, config.listenPort))
         if let admin = config.admin {
+            // Anyone who can reach the admin listener can purge the cache and start downloads.
+            if !AdminAccess.isLoopback(host: admin.host) && (config.adminToken ?? "").isEmpty {
+                throw ConfigFile.ConfigError(description: "the admin listener \(admin.host):\(admin.port) is not a loopback address: set admin_token "
+                                  + "(--admin-token, or EDDY_ADMIN_TOKEN), or listen on 127.0.0.1")
+            }
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
@@ -203,32 +212,6 @@ public final class Proxy {
             return "key"
         }
         return nil
-    }
-
-    private func handleAdmin(_ request: ServerRequest) {
-        if request.uri.hasPrefix("/api/") {
-            guard let downloads else { return request.sendError(503, "downloads need a usable cache directory") }
-            if downloads.handle(request) { return }
-        }
-        guard request.uri == "/metrics" || request.uri.hasPrefix("/metrics?") else {
-            request.sendError(404, "the admin listener serves /metrics and /api/")
-            return
-        }
-        let text = metrics.render(gauges: [
-            ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
-            ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
-            ("eddy_cache_pinned_bytes", "Confirmed bytes of pinned resources (downloads), never evicted", store.pinnedBytes),
-            ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
-            ("eddy_client_connections", "Open client connections", server.openConnections),
-            ("eddy_header_timeouts_total", "Connections closed for slow request headers", server.headerTimeouts),
-            ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", server.shed),
-            ("eddy_accept_failures_total", "accept() failures for lack of descriptors", server.acceptFailures),
-            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
-            ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
-        ])
-        var h = HTTPHeaders()
-        h.set("Content-Type", "text/plain; version=0.0.4")
-        request.send(status: 200, headers: h, body: Array(text.utf8))
     }
 
     private func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {

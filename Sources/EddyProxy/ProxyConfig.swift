@@ -33,6 +33,8 @@ public struct ProxyConfig: Sendable {
     public var name = "eddy"
     /// Admin listener for /metrics, nil when off.
     public var admin: (host: String, port: Int)?
+    /// Bearer token the admin listener requires (RFC 6750); required off loopback.
+    public var adminToken: String?
     /// Media segments to prefetch after the one a player takes (0 = off).
     public var prefetchSegments = 3
     /// Variants stored per URL whose responses vary on request fields (RFC 9111 section 4.1).

@@ -7,6 +7,8 @@ import Glibc
 struct AdminClient {
     /// `host:port` of the admin listener.
     let address: String
+    /// The admin listener's bearer token, when it needs one.
+    var token: String? = nil
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -110,6 +112,7 @@ struct AdminClient {
 
     private func send(_ fd: Int32, _ method: String, _ path: String, _ json: Data?, extra: String = "") throws {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n" + extra
+        if let token, !token.isEmpty { head += "Authorization: Bearer \(token)\r\n" }
         if let json { head += "Content-Type: application/json\r\nContent-Length: \(json.count)\r\n" }
         let bytes = Data((head + "\r\n").utf8) + (json ?? Data())
         let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }

@@ -19,21 +19,28 @@ struct AdminOptions: ParsableArguments {
     @Option(name: .long, help: "eddy's admin listener, HOST:PORT. (default: admin: of --config, or 127.0.0.1:9090)")
     var admin: String?
 
-    @Option(name: .long, help: "Config file to read admin: from.")
+    @Option(name: .long, help: "The admin listener's bearer token. (default: EDDY_ADMIN_TOKEN, or admin_token: of --config)")
+    var adminToken: String?
+
+    @Option(name: .long, help: "Config file to read admin: and admin_token: from.")
     var config = "config/eddy.yaml"
 
     var client: AdminClient {
-        if let admin { return AdminClient(address: admin) }
-        if let text = try? String(contentsOfFile: config, encoding: .utf8),
-           let c = try? ConfigFile.apply(yaml: text, to: ProxyConfig()), let a = c.admin {
-            return AdminClient(address: "\(a.host):\(a.port)")
-        }
-        return AdminClient(address: "127.0.0.1:9090")
+        let file = (try? String(contentsOfFile: config, encoding: .utf8)).flatMap { try? ConfigFile.apply(yaml: $0, to: ProxyConfig()) }
+        let token = adminToken ?? ProcessInfo.processInfo.environment["EDDY_ADMIN_TOKEN"] ?? file?.adminToken
+        if let admin { return AdminClient(address: admin, token: token) }
+        if let a = file?.admin { return AdminClient(address: "\(a.host):\(a.port)", token: token) }
+        return AdminClient(address: "127.0.0.1:9090", token: token)
     }
 
     /// Calls the API; prints the error line and exits 1 on a 4xx/5xx answer.
     func call(_ method: String, _ path: String, json: Data? = nil) throws -> Data {
-        let (status, body) = try client.call(method, path, json: json)
+        let status: Int, body: Data
+        do { (status, body) = try client.call(method, path, json: json) } catch {
+            // Exit 2: eddy is not there (scripts tell "down" from "said no").
+            FileHandle.standardError.write(Data("eddy: cannot reach the admin listener \(client.address): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         guard (200..<300).contains(status) else {
             let message = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String
             FileHandle.standardError.write(Data("eddy: \(status): \(message ?? String(decoding: body, as: UTF8.self))\n".utf8))
@@ -41,6 +48,18 @@ struct AdminOptions: ParsableArguments {
         }
         return body
     }
+}
+
+extension AdminOptions {
+    /// `text` as one path segment of an API URL (a cache key is a whole URL).
+    static func segment(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// `text` as a query value.
+    static func query(_ text: String) -> String { segment(text) }
 }
 
 /// Text renderings of a download's JSON for the terminal.

@@ -12,7 +12,7 @@ struct Eddy: ParsableCommand {
         and keeps what completes across restarts.
         """,
         version: "0.1.0",
-        subcommands: [Serve.self, CacheCommand.self, DownloadCommand.self, VariantsCommand.self],
+        subcommands: [Serve.self, CacheCommand.self, DownloadCommand.self, VariantsCommand.self, StatusCommand.self],
         defaultSubcommand: Serve.self
     )
 }

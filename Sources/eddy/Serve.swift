@@ -43,8 +43,11 @@ extension Eddy {
         @Option(name: .long, help: "Freshness lifetime in seconds for responses with no Cache-Control, Expires or Last-Modified; a deliberate override of RFC 9111's heuristic. (default: 0)")
         var defaultTtl: Int?
 
-        @Option(name: .long, help: "Admin listener for /metrics (Prometheus), host:port. Off unless set.")
+        @Option(name: .long, help: "Admin listener (API, /metrics, dashboard), host:port. Off unless set.")
         var admin: String?
+
+        @Option(name: .long, help: "Bearer token the admin listener requires; needed when it is not on loopback. EDDY_ADMIN_TOKEN also sets it (and keeps it out of the process list).")
+        var adminToken: String?
 
         @Option(name: .long, help: "HLS: media segments to prefetch after the one a player takes; 0 turns prefetch off. (default: 3)")
         var prefetchSegments: Int?
@@ -98,6 +101,7 @@ extension Eddy {
             if let accessLog { c.accessLog = accessLog }
             if let defaultTtl { c.defaultTTL = defaultTtl }
             if let admin { c.admin = try ConfigFile.parseListen(admin) }
+            if let t = adminToken ?? ProcessInfo.processInfo.environment["EDDY_ADMIN_TOKEN"], !t.isEmpty { c.adminToken = t }
             if let logLevel { c.logLevel = logLevel }
             if let caFile { c.upstreamTimeouts.caFile = caFile }
             if let prefetchSegments { c.prefetchSegments = prefetchSegments }

@@ -210,3 +210,8 @@ final class ResourceCoordinator {
         playlistFetchedAt = Swift.max(playlistFetchedAt ?? 0, time)
     }
 }
+
+extension ResourceCoordinator {
+    /// Tickets open on the resource (responses, prefetch, downloads), for `GET /api/fills`.
+    var ticketCount: Int { tickets.count }
+}

@@ -160,19 +160,9 @@ final class DownloadAPI {
                             recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))
     }
 
-    func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var h = HTTPHeaders()
-        h.set("Content-Type", "application/json")
-        h.set("Cache-Control", "no-store")
-        let body = (try? encoder.encode(value)).map { Array($0) + [10] } ?? Array("{}\n".utf8)
-        request.send(status: status, headers: h, body: body)
-    }
+    func send<T: Encodable>(_ request: ServerRequest, _ status: Int, _ value: T) { AdminJSON.send(request, status, value) }
 
-    func error(_ request: ServerRequest, _ status: Int, _ message: String) {
-        send(request, status, ["error": message])
-    }
+    func error(_ request: ServerRequest, _ status: Int, _ message: String) { AdminJSON.error(request, status, message) }
 
     /// The decoding error in a line (JSONDecoder's descriptions run long).
     static func brief(_ error: any Error) -> String {

@@ -248,6 +248,9 @@ final class FillSession {
         transfer?.resume()
     }
 
+    /// Responses waiting for this fill's head, for `GET /api/fills`.
+    var headWaiterCount: Int { headWaiters.filter(\.isWaiting).count }
+
     /// Stops the fill (the resource was dropped).
     func cancel() { fail("cancelled") }
 

@@ -1,0 +1,69 @@
+import EddyCore
+import Foundation
+
+/// Listing and inspecting the cache for the admin API (`GET /api/resources`, `eddy cache ls`):
+/// pages of committed rows read with keyset pagination (a cursor names the last row shown, so a
+/// page costs the same wherever it is), with what memory knows newer laid over them.
+extension CacheStore {
+    /// One page of resources whose key starts with `prefix`, in `order`, after `cursor` (from a
+    /// previous page; nil for the first); returns the page and the cursor of the next, if any.
+    public func list(prefix: String, order: ResourceOrder, cursor: String?, limit: Int) -> (items: [ResourceSummary], next: String?) {
+        guard isAvailable else { return ([], nil) }
+        let limit = max(1, min(limit, 1000))
+        let after = cursor.flatMap(CacheStore.decodeCursor)
+        var rows: [ResourceSummary]
+        do {
+            rows = try index.list(prefix: prefix, order: order, after: after, limit: limit + 1)
+                .filter { !writer.isDeletePending(id: $0.id) }.map(\.summary)
+        } catch {
+            logger.error("index listing failed", metadata: ["error": "\(error)"])
+            return ([], nil)
+        }
+        let more = rows.count > limit
+        if more { rows.removeLast() }
+        let items = rows.map { row in resources[row.key].map(CacheStore.summary) ?? row }
+        let next = more ? rows.last.map { CacheStore.encodeCursor(order: order, row: $0) } : nil
+        return (items, next)
+    }
+
+    /// The resource under `key` without marking it used (an operator looking is not a use).
+    public func peek(_ key: String) -> CachedResource? {
+        guard isAvailable else { return nil }
+        if let r = resources[key] { return r }
+        guard let row = try? index.lookup(key), !writer.isDeletePending(id: row.id) else { return nil }
+        return lookup(key, now: row.lastAccess)
+    }
+
+    /// Keys under `prefix`, committed or only in memory (a purge by prefix).
+    public func keys(prefix: String) -> [String] {
+        var keys = Set(resources.keys.filter { $0.hasPrefix(prefix) })
+        var cursor: String?
+        repeat {
+            let page = list(prefix: prefix, order: .key, cursor: cursor, limit: 1000)
+            keys.formUnion(page.items.map(\.key))
+            cursor = page.next
+        } while cursor != nil
+        return keys.sorted()
+    }
+
+    /// What a listing shows of `r`.
+    public static func summary(_ r: CachedResource) -> ResourceSummary {
+        ResourceSummary(key: r.key, version: r.version, status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count,
+                        pinned: r.pinned, lastAccess: r.lastAccess, contentType: r.meta.contentType)
+    }
+
+    /// A cursor is opaque to clients: base64url of the sort value and the key of the last row.
+    static func encodeCursor(order: ResourceOrder, row: ResourceSummary) -> String {
+        let value = order == .bytes ? row.bytes : order == .lastAccess ? row.lastAccess : 0
+        return Data("\(value)\n\(row.key)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    static func decodeCursor(_ text: String) -> (value: Int, key: String)? {
+        var b = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b.count % 4 != 0 { b += "=" }
+        guard b.utf8.count <= 16 << 10, let d = Data(base64Encoded: b), let s = String(data: d, encoding: .utf8),
+              let nl = s.firstIndex(of: "\n"), let v = Int(s[..<nl]) else { return nil }
+        return (v, String(s[s.index(after: nl)...]))
+    }
+}

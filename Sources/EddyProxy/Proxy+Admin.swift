@@ -1,0 +1,56 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// The admin listener: health, readiness, Prometheus metrics, and the JSON API (downloads,
+/// resources, fills). Off loopback it requires the bearer token (see `AdminAccess`); health and
+/// readiness stay open, for probes that carry none.
+extension Proxy {
+    func handleAdmin(_ request: ServerRequest) {
+        let path = String(request.uri.prefix { $0 != "?" })
+        switch path {
+        case "/healthz":
+            // Answered from the loop: an answer says the loop turns.
+            return AdminJSON.send(request, 200, ["status": "ok"])
+        case "/readyz":
+            if draining { return AdminJSON.send(request, 503, ["status": "draining"]) }
+            return AdminJSON.send(request, 200, ["status": "ready", "cache": store.isAvailable ? "ok" : "unavailable"])
+        default: break
+        }
+        if let token = config.adminToken, !token.isEmpty, !AdminAccess.allows(authorization: request.headers["Authorization"], token: token) {
+            var h = HTTPHeaders()
+            h.set("WWW-Authenticate", "Bearer realm=\"eddy\"")
+            h.set("Content-Type", "application/json")
+            return request.send(status: 401, headers: h, body: Array("{\"error\":\"a bearer token is required\"}\n".utf8))
+        }
+        if path == "/metrics" { return sendMetrics(request) }
+        if path == "/api/fills" {
+            let now = EventLoop.monotonic()
+            return AdminJSON.send(request, 200, ["fills": coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) }])
+        }
+        if resourcesAPI.handle(request) { return }
+        if path.hasPrefix("/api/") {
+            guard let downloads else { return AdminJSON.error(request, 503, "downloads need a usable cache directory") }
+            if downloads.handle(request) { return }
+        }
+        AdminJSON.error(request, 404, "the admin listener serves /api/, /metrics, /healthz and /readyz")
+    }
+
+    private func sendMetrics(_ request: ServerRequest) {
+        let text = metrics.render(gauges: [
+            ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
+            ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
+            ("eddy_cache_pinned_bytes", "Confirmed bytes of pinned resources (downloads), never evicted", store.pinnedBytes),
+            ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
+            ("eddy_client_connections", "Open client connections", server.openConnections),
+            ("eddy_header_timeouts_total", "Connections closed for slow request headers", server.headerTimeouts),
+            ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", server.shed),
+            ("eddy_accept_failures_total", "accept() failures for lack of descriptors", server.acceptFailures),
+            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
+            ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
+        ])
+        var h = HTTPHeaders()
+        h.set("Content-Type", "text/plain; version=0.0.4")
+        request.send(status: 200, headers: h, body: Array(text.utf8))
+    }
+}

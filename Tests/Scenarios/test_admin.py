@@ -1,0 +1,187 @@
+"""Operating eddy (issue 14): the cache's admin API and CLI (ls, show, purge, pin, unpin, stats,
+status), fills in flight, health and readiness, and access control of the admin listener."""
+import json, os, subprocess, threading, time
+import pytest
+from conftest import EDDY, Eddy, make_file, request, sha
+
+
+def cli(e, *args, env=None):
+    """Runs `eddy ARGS --admin ...`; returns (exit status, stdout, stderr)."""
+    r = subprocess.run([EDDY, *args, "--admin", "127.0.0.1:%d" % e.admin], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, **(env or {})))
+    return r.returncode, r.stdout, r.stderr
+
+
+def api(e, method, path, headers=None):
+    r = request(e.admin, path, headers, method)
+    return r.status, (json.loads(r.body) if r.body else None)
+
+
+def upstream(e, path):
+    return "http://127.0.0.1:%d%s" % (e.nginx.port, path)
+
+
+@pytest.fixture
+def files(origins):
+    """Files of their own under nginx's /adm/ (a fresh directory per test)."""
+    ng = origins[0]
+    d = os.path.join(ng.www, "adm")
+    os.makedirs(d, exist_ok=True)
+    made = {}
+    for i, size in enumerate([300 * 1024, 5 * 1024 * 1024, 2048]):
+        name = "adm/f%d-%d.bin" % (i, time.monotonic_ns())
+        make_file(os.path.join(ng.www, name), size, 40 + i)
+        made[name] = open(os.path.join(ng.www, name), "rb").read()
+    return made
+
+
+def test_a_purge_through_the_cli_makes_the_next_request_a_miss(eddy, files):
+    name = next(iter(files))
+    path = "/n/" + name
+    assert eddy.get(path).status == 200
+    r = eddy.get(path)
+    assert r.h("Cache-Status").startswith("eddy; hit"), r.headers
+    code, out, err = cli(eddy, "cache", "ls", upstream(eddy, "/adm/"), "--json")
+    assert code == 0, err
+    listed = json.loads(out)["resources"]
+    assert [x["key"] for x in listed] == [upstream(eddy, "/" + name)]
+    assert listed[0]["cached_bytes"] == len(files[name]) and listed[0]["complete"] is True
+    code, out, err = cli(eddy, "cache", "show", path)
+    assert code == 0, err
+    assert "[" + "#" * 60 + "]" in out and "cached 0-%d" % (len(files[name]) - 1) in out, out
+    code, out, err = cli(eddy, "cache", "purge", path)
+    assert code == 0 and out.strip() == "purged 1", (out, err)
+    before = eddy.nginx.requests()
+    r = eddy.get(path)
+    assert r.status == 200 and sha(r.body) == sha(files[name])
+    assert "fwd=uri-miss" in r.h("Cache-Status"), r.headers  # nothing stored under the URL
+    assert len(eddy.nginx.requests()) == len(before) + 1
+    # Gone means gone: show says so with exit 1 and a line on stderr.
+    code, out, err = cli(eddy, "cache", "purge", path)
+    assert code == 0
+    code, out, err = cli(eddy, "cache", "show", "/n/adm/nothing-here.bin")
+    assert code == 1 and "404" in err, (code, err)
+
+
+def test_the_range_map_shows_cached_ranges_and_holes(eddy, files):
+    name = [n for n in files if len(files[n]) == 5 * 1024 * 1024][0]
+    r = eddy.get("/n/" + name, headers={"Range": "bytes=0-99"})
+    assert r.status == 206
+    time.sleep(0.3)
+    status, j = api(eddy, "GET", "/api/resources/" + upstream(eddy, "/" + name).replace("/", "%2F").replace(":", "%3A"))
+    assert status == 200, j
+    assert j["length"] == 5 * 1024 * 1024 and j["complete"] is False
+    assert j["ranges"][0][0] == 0 and j["ranges"][-1][1] < j["length"], j
+    assert j["holes"][-1][1] == j["length"] and j["cached_bytes"] == sum(b - a for a, b in j["ranges"]), j
+    code, out, _ = cli(eddy, "cache", "show", "/n/" + name)
+    bar = [l for l in out.splitlines() if l.strip().startswith("[")][0].strip()
+    assert bar[1] in "#+" and bar[-2] == "." and len(bar) == 62, out
+    assert "hole   %d-%d" % (j["holes"][-1][0], j["length"] - 1) in out
+
+
+def test_pin_keeps_a_resource_from_purge_and_unpin_lets_it_go(eddy, files):
+    names = sorted(files)
+    for n in names:
+        assert eddy.get("/n/" + n).status == 200
+    code, out, err = cli(eddy, "cache", "pin", "/n/" + names[0])
+    assert code == 0 and "pinned" in out, err
+    code, out, err = cli(eddy, "cache", "purge", "/n/" + names[0])
+    assert code == 1 and "409" in err and "pinned" in err, (out, err)
+    assert eddy.metrics()["eddy_cache_pinned_bytes"] == len(files[names[0]])
+    # A purge by prefix takes the others and keeps the pinned one.
+    code, out, err = cli(eddy, "cache", "purge", "--prefix", upstream(eddy, "/adm/"))
+    assert code == 0 and out.strip() == "purged 2, kept 1 pinned", (out, err)
+    status, page = api(eddy, "GET", "/api/resources?prefix=" + upstream(eddy, "/adm/"))
+    assert [x["key"] for x in page["resources"]] == [upstream(eddy, "/" + names[0])]
+    code, out, err = cli(eddy, "cache", "unpin", "/n/" + names[0])
+    assert code == 0, err
+    assert eddy.metrics()["eddy_cache_pinned_bytes"] == 0
+    code, out, err = cli(eddy, "cache", "purge", "/n/" + names[0])
+    assert code == 0 and out.strip() == "purged 1"
+
+
+def test_pages_follow_their_cursor_in_every_order(eddy, origins):
+    ng = origins[0]
+    stamp = time.monotonic_ns()
+    sizes = [1000, 5000, 3000, 4000, 2000]
+    for i, size in enumerate(sizes):
+        make_file(os.path.join(ng.www, "adm", "p%d-%d.bin" % (i, stamp)), size, i)
+        assert eddy.get("/n/adm/p%d-%d.bin" % (i, stamp)).status == 200
+    prefix = upstream(eddy, "/adm/p")
+    for sort in ("key", "bytes", "last_access"):
+        seen, cursor = [], None
+        while True:
+            q = "/api/resources?prefix=%s&sort=%s&limit=2" % (prefix, sort) + ("&cursor=" + cursor if cursor else "")
+            status, page = api(eddy, "GET", q)
+            assert status == 200 and len(page["resources"]) <= 2, page
+            seen += page["resources"]
+            cursor = page["next_cursor"]
+            if not cursor:
+                break
+        keys = [x["key"] for x in seen]
+        assert sorted(keys) == sorted(upstream(eddy, "/adm/p%d-%d.bin" % (i, stamp)) for i in range(5)), (sort, keys)
+        if sort == "key":
+            assert keys == sorted(keys)
+        if sort == "bytes":
+            assert [x["cached_bytes"] for x in seen] == sorted(sizes, reverse=True)
+    assert api(eddy, "GET", "/api/resources?sort=size")[0] == 400
+    assert api(eddy, "GET", "/api/resources?limit=0")[0] == 400
+    assert api(eddy, "GET", "/api/resources?cursor=%%%")[0] == 200  # a bad cursor is the first page
+
+
+def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
+    ng, fo, data = origins
+    e = Eddy(str(tmp_path), ng, fo)
+    try:
+        assert api(e, "GET", "/healthz") == (200, {"status": "ok"})
+        assert api(e, "GET", "/readyz") == (200, {"cache": "ok", "status": "ready"})
+        # A slow fill: 1 MB/s of a 20 MB file, a player reading it.
+        got = {}
+        t = threading.Thread(target=lambda: got.update(r=e.get("/f/medium.bin?rate=1000000", timeout=60)), daemon=True)
+        t.start()
+        deadline = time.time() + 10
+        fills = []
+        while time.time() < deadline and not fills:
+            fills = [f for f in api(e, "GET", "/api/fills")[1]["fills"] if "medium.bin" in f["url"]]
+            time.sleep(0.1)
+        assert fills, "no fill listed"
+        f = fills[0]
+        assert f["kind"] == "discovery" and f["waiting"] >= 1 and f["priority"] == "playback", f
+        time.sleep(1)
+        f2 = [x for x in api(e, "GET", "/api/fills")[1]["fills"] if x["id"] == f["id"]][0]
+        assert f2["bytes"] > f["bytes"] and 200_000 < f2["rate"] < 3_000_000, (f, f2)
+        code, out, err = cli(e, "status")
+        assert code == 0 and "ready" in out and "1 in flight" in out and "medium.bin" in out, (out, err)
+        code, out, err = cli(e, "status", "--json")
+        assert code == 0 and json.loads(out)["status"] == "ready"
+        code, out, err = cli(e, "cache", "stats")
+        assert code == 0 and out.startswith("cached"), out
+    finally:
+        e.stop()
+    # The admin listener gone: exit 2, a line on stderr.
+    code, _, err = cli(e, "status")
+    assert code == 2 and "cannot reach" in err
+
+
+def test_admin_off_loopback_needs_a_token_and_checks_it(origins, tmp_path):
+    ng, fo, _ = origins
+    # 0.0.0.0 without a token: refused before anything is bound, with a clear message.
+    r = subprocess.run([EDDY, "serve", "--listen", "127.0.0.1:0", "--cache-dir", str(tmp_path / "c0"),
+                        "--origin", "/n/=http://127.0.0.1:%d" % ng.port, "--admin", "0.0.0.0:9"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "not a loopback address" in r.stderr and "admin_token" in r.stderr, r.stderr
+    e = Eddy(str(tmp_path), ng, fo, ["--admin-token", "s3cret-token"])
+    try:
+        assert api(e, "GET", "/api/cache")[0] == 401
+        assert request(e.admin, "/metrics").status == 401
+        assert api(e, "GET", "/api/cache", {"Authorization": "Bearer wrong"})[0] == 401
+        assert api(e, "GET", "/api/cache", {"Authorization": "Bearer s3cret-token"})[0] == 200
+        assert api(e, "GET", "/healthz")[0] == 200, "probes carry no token"
+        code, _, err = cli(e, "cache", "stats")
+        assert code == 1 and "401" in err
+        code, out, err = cli(e, "cache", "stats", env={"EDDY_ADMIN_TOKEN": "s3cret-token"})
+        assert code == 0, err
+        # The proxy listener never serves the API.
+        assert e.get("/api/cache").status in (404, 502)
+    finally:
+        e.stop()

@@ -5,20 +5,37 @@ import Glibc
 /// origin and duration in milliseconds, e.g.
 /// `127.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET /a.mp4 HTTP/1.1" 206 1024 "-" "mpv" HIT 1024 0 0.4`
 public final class AccessLog {
-    private let file: UnsafeMutablePointer<FILE>?
+    private var file: UnsafeMutablePointer<FILE>?
+    /// The file's path; nil for stderr or off.
+    private let path: String?
 
     /// Opens `path` for appending; "-" is stderr; nil disables logging.
     public init(path: String?) throws {
         switch path {
-        case nil, "off": file = nil
-        case "-": file = stderr
+        case nil, "off": file = nil; self.path = nil
+        case "-": file = stderr; self.path = nil
         case let p?:
-            guard let f = fopen(p, "a") else { throw HTTPLogError(description: "cannot open access log \(p)") }
-            // Fully buffered and flushed by the proxy's 0.5 s timer and at exit: line buffering
-            // cost a write(2) per request, which showed up in the small-hit profile.
-            setvbuf(f, nil, _IOFBF, 64 << 10)
-            file = f
+            file = try AccessLog.open(p)
+            self.path = p
         }
+    }
+
+    private static func open(_ p: String) throws -> UnsafeMutablePointer<FILE> {
+        guard let f = fopen(p, "a") else { throw HTTPLogError(description: "cannot open access log \(p)") }
+        // Fully buffered and flushed by the proxy's 0.5 s timer and at exit: line buffering
+        // cost a write(2) per request, which showed up in the small-hit profile.
+        setvbuf(f, nil, _IOFBF, 64 << 10)
+        return f
+    }
+
+    /// Flushes and closes the file and opens its path again (after logrotate renamed it). When
+    /// the path can not be opened, logging goes on to the old file, and the error is thrown.
+    public func reopen() throws {
+        guard let path, let old = file else { return }
+        fflush(old)
+        let new = try AccessLog.open(path)
+        fclose(old)
+        file = new
     }
 
     public struct HTTPLogError: Error, CustomStringConvertible { public let description: String }

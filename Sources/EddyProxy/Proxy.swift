@@ -119,6 +119,14 @@ public final class Proxy {
         for sig in [SIGTERM, SIGINT] {
             signals.append(SignalWatcher(loop: loop, signal: sig) { [unowned self] in drain() })
         }
+        // Reloading the configuration is not built yet; SIGHUP's default action would end eddy.
+        signals.append(SignalWatcher(loop: loop, signal: SIGHUP) { [unowned self] in
+            logger.warning("SIGHUP: configuration reload is not supported yet; nothing changed")
+        })
+        // logrotate moves the access log away, then sends SIGUSR1: the next line goes to a new file.
+        signals.append(SignalWatcher(loop: loop, signal: SIGUSR1) { [unowned self] in
+            do { try accessLog.reopen() } catch { logger.error("cannot reopen the access log", metadata: ["error": "\(error)"]) }
+        })
     }
 
     /// Runs until SIGTERM/SIGINT has drained every response.
@@ -127,6 +135,8 @@ public final class Proxy {
             "listen": "\(config.listenHost):\(config.listenPort)", "cache": "\(config.cacheDir)",
             "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)",
         ])
+        // Listening already (the listeners were bound in init): systemd may start what depends on eddy.
+        SystemdNotifier.notify("READY=1\nSTATUS=serving\nMAINPID=\(getpid())")
         loop.run()
         accessLog.flush()
         store.shutdown()
@@ -140,6 +150,7 @@ public final class Proxy {
             return
         }
         draining = true
+        SystemdNotifier.notify("STOPPING=1")
         logger.info("draining", metadata: ["in_flight": "\(inFlight)"])
         server.stopAccepting()
         adminServer?.stopAccepting()

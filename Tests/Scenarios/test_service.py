@@ -1,0 +1,66 @@
+"""Running as a service (issue 14): the systemd unit verifies, eddy speaks sd_notify's protocol
+(READY=1 once listening, STOPPING=1 when draining), SIGUSR1 reopens the access log for
+logrotate, and SIGHUP does not end eddy."""
+import os, signal, socket, subprocess, time
+import pytest
+from conftest import EDDY, ROOT, free_port, request, stop_process, wait_port
+
+UNIT = os.path.join(ROOT, "config", "eddy.service")
+
+
+def test_the_unit_verifies(tmp_path):
+    # The unit names /usr/local/bin/eddy, where it is installed; here the built binary stands in
+    # for it, and nothing else of the unit changes.
+    text = open(UNIT).read()
+    assert "ExecStart=/usr/local/bin/eddy serve" in text
+    unit = tmp_path / "eddy.service"
+    unit.write_text(text.replace("/usr/local/bin/eddy", os.path.abspath(EDDY)))
+    r = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
+    for line in ["Type=notify", "User=eddy", "ProtectSystem=strict", "ReadWritePaths=/var/lib/eddy /var/log/eddy",
+                 "NoNewPrivileges=yes", "PrivateTmp=yes", "LimitNOFILE=65536"]:
+        assert line in text.splitlines(), line
+    # The committed file itself: the only complaint is the binary not being installed here.
+    r = subprocess.run(["systemd-analyze", "verify", UNIT], capture_output=True, text=True, timeout=60)
+    if not os.path.exists("/usr/local/bin/eddy"):
+        assert [l for l in r.stderr.splitlines() if l.strip()] == [
+            "eddy.service: Command /usr/local/bin/eddy is not executable: No such file or directory"], r.stderr
+
+
+def test_ready_and_stopping_over_notify_socket_and_log_reopen(origins, tmp_path):
+    ng = origins[0]
+    sock_path = str(tmp_path / "notify.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(sock_path)
+    s.settimeout(20)
+    log = str(tmp_path / "access.log")
+    port = free_port()
+    proc = subprocess.Popen([EDDY, "serve", "--listen", "127.0.0.1:%d" % port, "--cache-dir", str(tmp_path / "cache"),
+                             "--origin", "/n/=http://127.0.0.1:%d" % ng.port, "--access-log", log],
+                            stderr=open(str(tmp_path / "eddy.err"), "w"), env=dict(os.environ, NOTIFY_SOCKET=sock_path))
+    try:
+        msg = s.recv(4096).decode()
+        assert msg.split("\n")[0] == "READY=1" and "MAINPID=%d" % proc.pid in msg, msg
+        # Ready means listening: the first request is answered.
+        assert request(port, "/n/small.bin").status == 200
+        # logrotate: the log is moved away, SIGUSR1, and the next line goes to a new file.
+        time.sleep(0.7)
+        os.rename(log, log + ".1")
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(0.3)
+        assert request(port, "/n/small.bin?again").status == 200
+        # SIGHUP does not end eddy (reload is not built yet: it is logged).
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.3)
+        assert request(port, "/n/small.bin?third").status == 200 and proc.poll() is None
+        time.sleep(0.7)
+        old, new = open(log + ".1").read(), open(log).read()
+        assert "/n/small.bin " in old and "again" not in old, old
+        assert "/n/small.bin?again" in new and "/n/small.bin?third" in new and "/n/small.bin " not in new, new
+        proc.send_signal(signal.SIGTERM)
+        assert s.recv(4096).decode() == "STOPPING=1"
+        assert proc.wait(30) == 0
+        assert "configuration reload is not supported yet" in open(str(tmp_path / "eddy.err")).read()
+    finally:
+        stop_process(proc)
+        s.close()

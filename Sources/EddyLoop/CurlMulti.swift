@@ -22,6 +22,9 @@ public final class CurlMulti {
     public var gate: UpstreamGate?
     /// Called for each transfer the gate refused (for a log line).
     public var onRefused: ((UpstreamURL, String) -> Void)?
+    /// Called with the seconds a transfer took to connect, when it opened a new connection (for
+    /// the connect-time histogram).
+    public var onConnected: ((Double) -> Void)?
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 

@@ -31,7 +31,12 @@ public final class ServerRequest {
     /// True after the connection closed under a streamed reply.
     public internal(set) var isGone = false
     /// True once the response head went out.
-    public internal(set) var headSent = false
+    public internal(set) var headSent = false {
+        didSet { if headSent && headSentAt == nil { headSentAt = EventLoop.monotonic() } }
+    }
+    /// When the response's status line and fields were handed to evhttp (monotonic seconds):
+    /// the time to first byte, as eddy can see it.
+    public private(set) var headSentAt: Double?
     /// True once the response is complete (or abandoned).
     public internal(set) var isFinished = false
     /// The status sent, for the access log.

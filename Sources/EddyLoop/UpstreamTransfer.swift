@@ -172,6 +172,18 @@ public final class UpstreamTransfer {
         return t > 0
     }
 
+    /// Seconds from the start to the connection's establishment (TCP, and TLS where used), when
+    /// the transfer opened a new connection; nil on a reused one.
+    var newConnectionSeconds: Double? {
+        var n = 0
+        eddy_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &n)
+        guard n > 0 else { return nil }
+        var tcp: curl_off_t = 0, tls: curl_off_t = 0
+        eddy_curl_easy_getinfo_off(easy, CURLINFO_CONNECT_TIME_T, &tcp)
+        eddy_curl_easy_getinfo_off(easy, CURLINFO_APPCONNECT_TIME_T, &tls)
+        return Double(max(tcp, tls)) / 1_000_000
+    }
+
     /// Stops the transfer; `onComplete` is not called afterwards.
     public func cancel() {
         guard !cancelled else { return }
@@ -254,6 +266,7 @@ public final class UpstreamTransfer {
                     unsupportedCoding = bad
                     return false
                 }
+                if let seconds = newConnectionSeconds { multi.onConnected?(seconds) }
                 return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
             }
             return true

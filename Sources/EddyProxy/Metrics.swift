@@ -1,3 +1,5 @@
+import EddyCore
+
 /// Counters exposed at /metrics in the Prometheus text format.
 public final class Metrics {
     public var requests = 0
@@ -22,6 +24,14 @@ public final class Metrics {
     /// CONNECT tunnels opened, refused (policy), failed (upstream connect), open now; bytes relayed.
     public var tunnelsOpened = 0, tunnelsRefused = 0, tunnelsFailed = 0, tunnelsActive = 0
     public var tunnelBytesUp = 0, tunnelBytesDown = 0
+
+    /// Per-minute requests, hits and bytes over the last 24 hours (the admin API's windows).
+    public var rolling = RollingStats()
+    /// Seconds from a request's arrival to its response head, by how the cache answered.
+    public var firstByte: [String: Histogram] = ["hit": Histogram(), "miss": Histogram(), "partial": Histogram()]
+    /// Seconds a fill ran (head to last byte, or failure), and seconds to connect to an origin (new connections).
+    public var fillDuration = Histogram()
+    public var upstreamConnect = Histogram()
 
     public init() {}
 
@@ -55,6 +65,13 @@ public final class Metrics {
         var out = ""
         for (name, help, v) in counters { out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(v)\n" }
         for (name, help, v) in gauges { out += "# HELP \(name) \(help)\n# TYPE \(name) gauge\n\(name) \(v)\n" }
+        out += "# HELP eddy_first_byte_seconds Seconds from a request's arrival to its response head, by cache outcome\n"
+        out += "# TYPE eddy_first_byte_seconds histogram\n"
+        for kind in ["hit", "miss", "partial"] { out += firstByte[kind]!.render("eddy_first_byte_seconds", labels: "kind=\"\(kind)\"") }
+        out += "# HELP eddy_fill_duration_seconds Seconds an upstream fill ran, from its start to its last byte or failure\n"
+        out += "# TYPE eddy_fill_duration_seconds histogram\n" + fillDuration.render("eddy_fill_duration_seconds")
+        out += "# HELP eddy_upstream_connect_seconds Seconds to connect to an origin (new connections only)\n"
+        out += "# TYPE eddy_upstream_connect_seconds histogram\n" + upstreamConnect.render("eddy_upstream_connect_seconds")
         return out
     }
 }

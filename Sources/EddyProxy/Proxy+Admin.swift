@@ -24,6 +24,9 @@ extension Proxy {
             return request.send(status: 401, headers: h, body: Array("{\"error\":\"a bearer token is required\"}\n".utf8))
         }
         if path == "/metrics" { return sendMetrics(request) }
+        if path == "/api/cache" {
+            return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()))
+        }
         if path == "/api/fills" {
             let now = EventLoop.monotonic()
             return AdminJSON.send(request, 200, ["fills": coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) }])

@@ -62,6 +62,7 @@ public final class Proxy {
         resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
         // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
         curl.gate = resolver.gate
+        curl.onConnected = { [metrics] in metrics.upstreamConnect.observe($0) }
         curl.onRefused = { [logger] url, why in
             logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)"])
         }
@@ -228,11 +229,16 @@ public final class Proxy {
     private func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {
         active[ObjectIdentifier(request)] = nil
         metrics.bytesFromCache += fromCache
+        let kind: String?
         switch cacheStatus.forward {
-        case nil: metrics.hits += 1
-        case .miss?, .uriMiss?: metrics.misses += 1
-        case .partial?, .stale?: metrics.partials += 1
-        default: break
+        case nil: metrics.hits += 1; kind = "hit"
+        case .miss?, .uriMiss?: metrics.misses += 1; kind = "miss"
+        case .partial?, .stale?: metrics.partials += 1; kind = "partial"
+        default: kind = nil
+        }
+        if let kind {
+            metrics.rolling.record(now: loop.wallClock(), hit: kind == "hit", bytesServed: fromCache + fromOrigin, bytesFromCache: fromCache)
+            if let at = request.headSentAt { metrics.firstByte[kind]?.observe(at - startedAt) }
         }
         guard accessLog.isEnabled else { return }
         accessLog.record(peer: request.peer, method: request.method, uri: request.uri, version: request.version,

@@ -208,7 +208,7 @@ class Eddy:
         for line in request(self.admin, "/metrics").body.decode().splitlines():
             if line and not line.startswith("#"):
                 k, v = line.split()
-                out[k] = int(v)
+                out[k] = int(v) if v.isdigit() else float(v)  # histogram sums are fractions
         return out
 
 

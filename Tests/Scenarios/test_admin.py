@@ -63,6 +63,32 @@ def test_a_purge_through_the_cli_makes_the_next_request_a_miss(eddy, files):
     assert code == 1 and "404" in err, (code, err)
 
 
+def test_windows_and_histograms_count_what_was_served(eddy, files):
+    names = sorted(files)
+    served = 0
+    for n in names:
+        assert eddy.get("/n/" + n).status == 200  # three misses
+    for n in names[:2]:
+        r = eddy.get("/n/" + n)  # two hits
+        assert r.h("Cache-Status").startswith("eddy; hit")
+        served += len(r.body)
+    status, c = api(eddy, "GET", "/api/cache")
+    assert status == 200 and set(c["windows"]) == {"5m", "1h", "24h"}, c
+    for w in ("5m", "1h", "24h"):
+        win = c["windows"][w]
+        assert (win["requests"], win["hits"], win["origin_bytes_saved"]) == (5, 2, served), (w, win)
+        assert win["hit_ratio"] == 0.4 and win["bytes_served"] == served + sum(len(files[n]) for n in names), win
+    assert len(c["series"]) == 60 and sum(m["requests"] for m in c["series"]) == 5
+    assert c["series"][-1]["time"] % 60 == 0
+    m = eddy.metrics()
+    assert m['eddy_first_byte_seconds_count{kind="hit"}'] == 2 and m['eddy_first_byte_seconds_count{kind="miss"}'] == 3, m
+    assert m['eddy_first_byte_seconds_bucket{kind="hit",le="+Inf"}'] == 2
+    assert 0 < m['eddy_first_byte_seconds_sum{kind="hit"}'] < 2
+    assert m["eddy_fill_duration_seconds_count"] >= 3
+    # One new connection to nginx at least (keep-alive reuses it after).
+    assert 1 <= m["eddy_upstream_connect_seconds_count"] <= 3, m["eddy_upstream_connect_seconds_count"]
+
+
 def test_the_range_map_shows_cached_ranges_and_holes(eddy, files):
     name = [n for n in files if len(files[n]) == 5 * 1024 * 1024][0]
     r = eddy.get("/n/" + name, headers={"Range": "bytes=0-99"})

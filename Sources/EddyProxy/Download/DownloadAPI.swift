@@ -7,7 +7,7 @@ import Foundation
 /// `POST/GET /api/downloads`, `GET /api/downloads/{id}`, `POST .../pause`, `POST .../resume`,
 /// `DELETE /api/downloads/{id}`, `PATCH /api/downloads/{id}` (add renditions), `GET .../events`
 /// (server-sent events), `GET .../log`, `GET .../export` (what `eddy download export` writes),
-/// `GET /api/variants?url=` and `GET /api/cache` (sizes). Errors are a status and `{"error": "one line"}`.
+/// `GET /api/variants?url=`. Errors are a status and `{"error": "one line"}`.
 final class DownloadAPI {
     let engine: DownloadEngine
 
@@ -22,9 +22,6 @@ final class DownloadAPI {
         case ("POST", ["downloads"]): add(request)
         case ("GET", ["downloads"]): send(request, 200, engine.jobs.map { info($0) })
         case ("GET", ["variants"]): variants(request, query["url"])
-        case ("GET", ["cache"]):
-            let c = engine.cache
-            send(request, 200, ["bytes": c.totalBytes, "pinned_bytes": c.pinnedBytes, "max_bytes": c.budget])
         case let (method, list) where list.count >= 2 && list[0] == "downloads":
             guard let job = engine.job(list[1]) else {
                 // DELETE is idempotent (RFC 9110 section 9.2.2): deleting again answers as the first time did.

@@ -181,6 +181,7 @@ final class FillSession {
 
     private func finish(_ r: CachedResource) {
         guard state.isActive else { return }
+        recordDuration()
         machine.finish()
         transfer?.cancel()
         transfer = nil
@@ -212,12 +213,19 @@ final class FillSession {
                 if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm)) }
             }
         }
+        recordDuration()
         machine.finish()
         detach(r)
     }
 
+    /// The fill's time, start to end, for the fill-duration histogram (fills that began only).
+    private func recordDuration() {
+        if startedAt > 0 { coordinators.metrics.fillDuration.observe(EventLoop.monotonic() - startedAt) }
+    }
+
     func fail(_ reason: String, error: UpstreamError? = nil) {
         guard state.isActive else { return }
+        recordDuration()
         machine.fail(reason)
         transfer?.cancel()
         transfer = nil

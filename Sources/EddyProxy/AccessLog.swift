@@ -1,16 +1,22 @@
 import EddyCore
 import Glibc
 
-/// One line per request: the combined log format, then cache status, bytes from cache, bytes from
-/// origin and duration in milliseconds, e.g.
-/// `127.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET /a.mp4 HTTP/1.1" 206 1024 "-" "mpv" HIT 1024 0 0.4`
+/// One line per request. `combined`: the combined log format, then cache status, bytes from
+/// cache, bytes from origin and duration in milliseconds, e.g.
+/// `127.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET /a.mp4 HTTP/1.1" 206 1024 "-" "mpv" HIT 1024 0 0.4`.
+/// `json`: one object per line with the same fields, plus the cache key and the upstream time
+/// (milliseconds from the request's arrival to the origin's head; null when the origin was not asked).
 public final class AccessLog {
+    /// The line formats (`access_log_format`).
+    public enum Format: String, Sendable, CaseIterable { case combined, json }
+    private let format: Format
     private var file: UnsafeMutablePointer<FILE>?
     /// The file's path; nil for stderr or off.
     private let path: String?
 
     /// Opens `path` for appending; "-" is stderr; nil disables logging.
-    public init(path: String?) throws {
+    public init(path: String?, format: Format = .combined) throws {
+        self.format = format
         switch path {
         case nil, "off": file = nil; self.path = nil
         case "-": file = stderr; self.path = nil
@@ -54,8 +60,20 @@ public final class AccessLog {
     /// Writes one line.
     public func record(peer: String, method: String, uri: String, version: String, status: Int, bytes: Int,
                        referer: String?, userAgent: String?, cacheStatus: String, fromCache: Int, fromOrigin: Int,
-                       durationMs: Double, now: Int) {
+                       durationMs: Double, now: Int, cacheKey: String? = nil, upstreamMs: Double? = nil) {
         guard let file else { return }
+        if format == .json {
+            if lastISO.second != now { lastISO = (now, AccessLog.isoDate(now)) }
+            let s = { (v: String?) in v.map(JSONText.quote) ?? "null" }
+            let line = JSONText.object([
+                ("time", lastISO.text), ("peer", s(peer)), ("method", s(method)), ("uri", s(uri)), ("version", s(version)),
+                ("status", "\(status)"), ("bytes", "\(bytes)"), ("referer", s(referer)), ("user_agent", s(userAgent)),
+                ("cache", s(cacheStatus)), ("from_cache", "\(fromCache)"), ("from_origin", "\(fromOrigin)"),
+                ("duration_ms", String(format1: durationMs)), ("cache_key", s(cacheKey)), ("upstream_ms", upstreamMs.map { String(format1: $0) } ?? "null"),
+            ])
+            fputs(line + "\n", file)
+            return
+        }
         func q(_ s: String?) -> String {
             guard let s, !s.isEmpty else { return "\"-\"" }
             return "\"" + s.replacingAll("\\", "\\\\").replacingAll("\"", "\\\"") + "\""
@@ -63,6 +81,17 @@ public final class AccessLog {
         if lastDate.second != now { lastDate = (now, AccessLog.clfDate(now)) }
         let line = "\(peer) - - [\(lastDate.text)] \(q("\(method) \(uri) \(version)")) \(status) \(bytes) \(q(referer)) \(q(userAgent)) \(cacheStatus) \(fromCache) \(fromOrigin) \(String(format1: durationMs))\n"
         fputs(line, file)
+    }
+
+    /// The quoted RFC 3339 time of the last second logged (JSON lines).
+    private var lastISO: (second: Int, text: String) = (-1, "")
+
+    /// `"2026-11-21T10:00:00Z"`, quoted.
+    static func isoDate(_ t: Int) -> String {
+        var time = time_t(t), tm = Glibc.tm()
+        gmtime_r(&time, &tm)
+        let p = { (v: Int32, w: Int) in String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        return "\"\(p(tm.tm_year + 1900, 4))-\(p(tm.tm_mon + 1, 2))-\(p(tm.tm_mday, 2))T\(p(tm.tm_hour, 2)):\(p(tm.tm_min, 2)):\(p(tm.tm_sec, 2))Z\""
     }
 
     static func clfDate(_ t: Int) -> String {

@@ -45,6 +45,15 @@ public enum ConfigFile {
                 c.freshness.targetedFields = [try string(value, key), "CDN-Cache-Control"]
             case "admin": c.admin = try parseListen(string(value, key))
             case "admin_token": c.adminToken = try string(value, key)
+            case "access_log_format":
+                guard let f = AccessLog.Format(rawValue: try string(value, key)) else {
+                    throw ConfigError(description: "access_log_format: combined or json")
+                }
+                c.accessLogFormat = f
+            case "log_format":
+                let f = try string(value, key)
+                guard ["text", "json"].contains(f) else { throw ConfigError(description: "log_format: text or json") }
+                c.logFormat = f
             case "log_level": c.logLevel = try string(value, key)
             case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)
             case "max_body_size": c.limits.maxBodyBytes = try size(value, key)

@@ -66,7 +66,7 @@ public final class Proxy {
         curl.onRefused = { [logger] url, why in
             logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)"])
         }
-        accessLog = try AccessLog(path: config.accessLog)
+        accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
         upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: config.upstreamTimeouts.stall)
@@ -79,7 +79,7 @@ public final class Proxy {
         services = ExchangeServices(
             loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
             metrics: metrics, logger: logger, resolver: resolver, name: config.name, freshness: config.freshness,
-            finished: { [unowned self] in exchangeFinished(request: $0, cacheStatus: $1, fromCache: $2, fromOrigin: $3, startedAt: $4) })
+            finished: { [unowned self] in exchangeFinished(request: $0, $1) })
         services.forwardClientAddress = config.forwardedHeaders
         services.trustedProxies = Set(config.trustedProxies)
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
@@ -180,13 +180,13 @@ public final class Proxy {
         }
         if let refusal = Proxy.methodRefusal(request.method) {
             request.sendError(refusal.status, refusal.reason, extra: ExchangeServices.allowHeader)
-            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+            exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
             return
         }
         switch resolver.resolve(request.uri) {
         case let .refused(status, reason):
             request.sendError(status, reason)
-            exchangeFinished(request: request, cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+            exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
         case let .upstream(url, form, checkAddress):
             if let bypass = request.method == "GET" || request.method == "HEAD" ? bypassReason(request, url) : "method" {
                 let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
@@ -226,7 +226,8 @@ public final class Proxy {
         return nil
     }
 
-    private func exchangeFinished(request: ServerRequest, cacheStatus: CacheStatus, fromCache: Int, fromOrigin: Int, startedAt: Double) {
+    private func exchangeFinished(request: ServerRequest, _ outcome: ExchangeOutcome) {
+        let (cacheStatus, fromCache, fromOrigin, startedAt) = (outcome.cacheStatus, outcome.fromCache, outcome.fromOrigin, outcome.startedAt)
         active[ObjectIdentifier(request)] = nil
         metrics.bytesFromCache += fromCache
         let kind: String?
@@ -245,7 +246,8 @@ public final class Proxy {
                          status: request.status, bytes: request.bodyBytesSent, referer: request.headers["Referer"],
                          userAgent: request.headers["User-Agent"], cacheStatus: cacheStatus.logWord,
                          fromCache: fromCache, fromOrigin: fromOrigin,
-                         durationMs: (EventLoop.monotonic() - startedAt) * 1000, now: loop.wallClock())
+                         durationMs: (EventLoop.monotonic() - startedAt) * 1000, now: loop.wallClock(),
+                         cacheKey: outcome.cacheKey, upstreamMs: outcome.upstreamHeadAt.map { ($0 - startedAt) * 1000 })
     }
 }
 

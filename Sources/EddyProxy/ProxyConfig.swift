@@ -35,6 +35,10 @@ public struct ProxyConfig: Sendable {
     public var admin: (host: String, port: Int)?
     /// Bearer token the admin listener requires (RFC 6750); required off loopback.
     public var adminToken: String?
+    /// The access log's line format (`access_log_format`).
+    public var accessLogFormat = AccessLog.Format.combined
+    /// Diagnostics on stderr: `text` (swift-log's stream format) or `json` (one object per line).
+    public var logFormat = "text"
     /// Media segments to prefetch after the one a player takes (0 = off).
     public var prefetchSegments = 3
     /// Variants stored per URL whose responses vary on request fields (RFC 9111 section 4.1).

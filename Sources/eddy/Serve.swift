@@ -73,10 +73,20 @@ extension Eddy {
         @Option(name: .long, help: "Diagnostics level: trace, debug, info, notice, warning, error. (default: info)")
         var logLevel: String?
 
+        @Option(name: .long, help: "Diagnostics on stderr: text, or json (one object per line). (default: text)")
+        var logFormat: String?
+
+        @Option(name: .long, help: "Access log lines: combined, or json (adds the cache key and the upstream time). (default: combined)")
+        var accessLogFormat: String?
+
         func validate() throws {
             if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
             if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
             if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
+            if let logFormat, !["text", "json"].contains(logFormat) { throw ValidationError("--log-format is text or json") }
+            if let accessLogFormat, AccessLog.Format(rawValue: accessLogFormat) == nil {
+                throw ValidationError("--access-log-format is combined or json")
+            }
             for (name, v) in [("--header-timeout", headerTimeout), ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout),
                               ("--max-upstream-per-host", maxUpstreamPerHost)] {
                 if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
@@ -103,6 +113,8 @@ extension Eddy {
             if let admin { c.admin = try ConfigFile.parseListen(admin) }
             if let t = adminToken ?? ProcessInfo.processInfo.environment["EDDY_ADMIN_TOKEN"], !t.isEmpty { c.adminToken = t }
             if let logLevel { c.logLevel = logLevel }
+            if let logFormat { c.logFormat = logFormat }
+            if let accessLogFormat { c.accessLogFormat = AccessLog.Format(rawValue: accessLogFormat)! }
             if let caFile { c.upstreamTimeouts.caFile = caFile }
             if let prefetchSegments { c.prefetchSegments = prefetchSegments }
             if let headerTimeout { c.limits.headerTimeout = headerTimeout }
@@ -116,7 +128,9 @@ extension Eddy {
         func run() throws {
             let c = try resolvedConfig()
             let level = Logger.Level(rawValue: c.logLevel) ?? .info
+            let json = c.logFormat == "json"
             LoggingSystem.bootstrap { label in
+                if json { return JSONLogHandler(label: label, level: level) }
                 var h = StreamLogHandler.standardError(label: label)
                 h.logLevel = level
                 return h

@@ -1,7 +1,7 @@
 """Running as a service (issue 14): the systemd unit verifies, eddy speaks sd_notify's protocol
 (READY=1 once listening, STOPPING=1 when draining), SIGUSR1 reopens the access log for
 logrotate, and SIGHUP does not end eddy."""
-import os, signal, socket, subprocess, time
+import json, os, signal, socket, subprocess, time
 import pytest
 from conftest import EDDY, ROOT, free_port, request, stop_process, wait_port
 
@@ -64,3 +64,27 @@ def test_ready_and_stopping_over_notify_socket_and_log_reopen(origins, tmp_path)
     finally:
         stop_process(proc)
         s.close()
+
+
+def test_json_access_log_and_json_diagnostics(origins, tmp_path):
+    from conftest import Eddy
+    ng, fo, data = origins
+    e = Eddy(str(tmp_path), ng, fo, ["--access-log-format", "json", "--log-format", "json"])
+    try:
+        assert e.get("/n/small.bin").status == 200
+        r = e.get("/n/small.bin", headers={"User-Agent": 'odd "agent"\\'})
+        assert r.status == 200 and r.h("Cache-Status").startswith("eddy; hit")
+        lines = [json.loads(l) for l in e.access_log().splitlines()]
+    finally:
+        e.stop()
+    key = "http://127.0.0.1:%d/small.bin" % ng.port
+    miss, hit = lines[-2], lines[-1]
+    assert (miss["method"], miss["uri"], miss["status"], miss["bytes"]) == ("GET", "/n/small.bin", 200, len(data["small.bin"]))
+    assert miss["cache_key"] == key and miss["from_origin"] == len(data["small.bin"]) and miss["from_cache"] == 0
+    assert 0 <= miss["upstream_ms"] <= miss["duration_ms"] + 0.1, miss
+    assert hit["cache_key"] == key and hit["upstream_ms"] is None and hit["cache"] == "HIT", hit
+    assert hit["user_agent"] == 'odd "agent"\\' and hit["from_cache"] == len(data["small.bin"])
+    assert hit["time"].endswith("Z") and len(hit["time"]) == 20
+    diagnostics = [json.loads(l) for l in open(e.errpath).read().splitlines() if l.strip()]
+    started = [d for d in diagnostics if d["message"] == "eddy listening"]
+    assert started and started[0]["level"] == "info" and started[0]["label"] == "eddy" and "listen" in started[0], diagnostics[:3]

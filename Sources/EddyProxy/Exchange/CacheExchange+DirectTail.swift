@@ -21,6 +21,7 @@ extension CacheExchange {
                                                         range: asked, condition: .ifRange(validator)))
         direct = t
         t.onHead = { head in
+            if self.upstreamHeadAt == nil { self.upstreamHeadAt = EventLoop.monotonic() }
             guard head.status == 206, case .success = RangeResponseCheck.verify(
                 asked: asked, contentRange: head.headers["Content-Range"], contentLength: head.contentLength,
                 knownLength: r.meta.length) else {

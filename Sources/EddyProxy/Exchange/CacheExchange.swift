@@ -23,6 +23,8 @@ final class CacheExchange {
     /// The URL form the client used; rewritten playlist URIs use the same.
     let form: RequestForm
     let startedAt = EventLoop.monotonic()
+    /// When the first origin head this response waited for arrived (the access log's upstream time).
+    var upstreamHeadAt: Double?
     /// The claim on the resource's bytes, once it is known (see `ResourceCoordinator`).
     var ticket: Ticket?
     var resource: CachedResource? { ticket?.resource }
@@ -269,7 +271,8 @@ final class CacheExchange {
         request.onDrained = nil
         request.onClose = nil
         let fromCache = allFromCache ? bytesServed : bytesAtStart.isEmpty ? 0 : servedFromCache()
-        services.finished(request, cacheStatus, fromCache, Swift.max(0, bytesServed - fromCache), startedAt)
+        services.finished(request, ExchangeOutcome(cacheStatus: cacheStatus, fromCache: fromCache, fromOrigin: Swift.max(0, bytesServed - fromCache),
+                                                   startedAt: startedAt, cacheKey: key, upstreamHeadAt: upstreamHeadAt))
         if revalidateWhenDone, let held { revalidateInBackground(held.resource) }
     }
 
@@ -292,6 +295,7 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
     var isWaiting: Bool { !done }
 
     func headArrived(_ outcome: HeadOutcome) {
+        if upstreamHeadAt == nil { upstreamHeadAt = EventLoop.monotonic() }
         switch outcome {
         case .ready:
             // The stored resource this waited on is gone when the origin's Vary changed (see

@@ -119,6 +119,6 @@ final class ConnectExchange {
     private func finish(fromOrigin: Int = 0) {
         guard !done else { return }
         done = true
-        services.finished(request, status, 0, fromOrigin, startedAt)
+        services.finished(request, ExchangeOutcome(cacheStatus: status, fromCache: 0, fromOrigin: fromOrigin, startedAt: startedAt))
     }
 }

@@ -21,6 +21,8 @@ final class DirectExchange {
     private var paused = false
     private var done = false
     private let startedAt = EventLoop.monotonic()
+    /// When the origin's head arrived (for the access log's upstream time).
+    private var upstreamHeadAt: Double?
     private var fromOrigin = 0
     private var status = CacheStatus(forward: .bypass)
 
@@ -82,6 +84,7 @@ final class DirectExchange {
     }
 
     private func forwardHead(_ head: UpstreamHead) -> Bool {
+        upstreamHeadAt = EventLoop.monotonic()
         if (200..<400).contains(head.status) && !["GET", "HEAD", "OPTIONS", "TRACE"].contains(request.method) {
             // RFC 9111 section 4.4: an unsafe method's non-error answer invalidates what is stored
             // for the target, and for Location and Content-Location on the same origin.
@@ -160,6 +163,7 @@ final class DirectExchange {
         if request.headSent && !request.isFinished { request.end() }
         request.onDrained = nil
         request.onClose = nil
-        services.finished(request, status, 0, fromOrigin, startedAt)
+        services.finished(request, ExchangeOutcome(cacheStatus: status, fromCache: 0, fromOrigin: fromOrigin, startedAt: startedAt,
+                                                   upstreamHeadAt: upstreamHeadAt))
     }
 }

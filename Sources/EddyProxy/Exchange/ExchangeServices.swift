@@ -32,11 +32,11 @@ final class ExchangeServices {
     /// grows, VOD once ended); nil when none did: what that playlist is served as offline.
     var recordedPlaylist: ((UpstreamURL) -> String?)?
     /// Records a finished response (metrics and the access log).
-    let finished: (_ request: ServerRequest, _ status: CacheStatus, _ fromCache: Int, _ fromOrigin: Int, _ startedAt: Double) -> Void
+    let finished: (_ request: ServerRequest, _ outcome: ExchangeOutcome) -> Void
 
     init(loop: EventLoop, cache: any Cache, coordinators: Coordinators, upstream: UpstreamClient, playlists: Playlists,
          memory: MemoryTier, metrics: Metrics, logger: Logger, resolver: TargetResolver, name: String, freshness: FreshnessPolicy,
-         finished: @escaping (ServerRequest, CacheStatus, Int, Int, Double) -> Void) {
+         finished: @escaping (ServerRequest, ExchangeOutcome) -> Void) {
         self.loop = loop
         self.cache = cache
         self.coordinators = coordinators

@@ -18,7 +18,10 @@ public final class HTTPServer {
     public var handler: (ServerRequest) -> Void = { $0.sendError(503, "not ready") }
     /// Receives rare, rate-limited warnings (descriptor exhaustion) for the log.
     public var onWarning: ((String) -> Void)?
-    public let limits: HTTPServerLimits
+    /// The limits; setting them (a configuration reload) applies to new requests and connections.
+    public var limits: HTTPServerLimits {
+        didSet { applyLimits() }
+    }
     /// Open client connections, including those that have not sent a request yet.
     public var openConnections: Int { connections.count }
     /// Connections closed because their request headers took longer than `limits.headerTimeout`.
@@ -43,14 +46,18 @@ public final class HTTPServer {
         evhttp_connection_get_server(evcon).flatMap { byHTTP[$0]?.takeUnretainedValue() }
     }
 
+    private func applyLimits() {
+        evhttp_set_max_headers_size(http, limits.maxHeaderBytes)
+        evhttp_set_max_body_size(http, limits.maxBodyBytes)
+        evhttp_set_timeout(http, Int32(limits.idleTimeout))
+    }
+
     /// Binds `host:port` (IPv4 or IPv6 literal or name) and starts accepting on `loop`.
     public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits) throws {
         guard let h = evhttp_new(loop.base) else { throw HTTPServerError(description: "evhttp_new failed") }
         http = h
         self.limits = limits
-        evhttp_set_max_headers_size(h, limits.maxHeaderBytes)
-        evhttp_set_max_body_size(h, limits.maxBodyBytes)
-        evhttp_set_timeout(h, Int32(limits.idleTimeout))
+        applyLimits()
         // No invented Content-Type on responses that have none (evhttp would add text/html; ISO-8859-1).
         evhttp_set_default_content_type(h, nil)
         // Accept every method so eddy answers 405 itself with a reason (evhttp would answer 501).

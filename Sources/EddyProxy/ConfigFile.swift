@@ -54,7 +54,12 @@ public enum ConfigFile {
                 let f = try string(value, key)
                 guard ["text", "json"].contains(f) else { throw ConfigError(description: "log_format: text or json") }
                 c.logFormat = f
-            case "log_level": c.logLevel = try string(value, key)
+            case "log_level":
+                let l = try string(value, key)
+                guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(l) else {
+                    throw ConfigError(description: "log_level: one of trace, debug, info, notice, warning, error, critical")
+                }
+                c.logLevel = l
             case "max_header_size": c.limits.maxHeaderBytes = try size(value, key)
             case "max_body_size": c.limits.maxBodyBytes = try size(value, key)
             case "max_uri_length": c.limits.maxURILength = try size(value, key)

@@ -9,7 +9,11 @@ import Logging
 /// cache (`CacheExchange`) or passes them through (`DirectExchange`). Owns the loop's server, curl
 /// driver and cache store; everything runs on the loop thread.
 public final class Proxy {
-    public let config: ProxyConfig
+    public internal(set) var config: ProxyConfig
+    /// Reads the configuration again (the file and the command line), for SIGHUP; nil: no reload.
+    public var reloadConfig: (() throws -> ProxyConfig)?
+    /// Told of each configuration applied by a reload (the log level lives with the caller).
+    public var reloaded: ((ProxyConfig) -> Void)?
     public let loop: EventLoop
     let logger: Logger
     let store: CacheStore
@@ -21,14 +25,16 @@ public final class Proxy {
     let upstream: UpstreamClient
     /// The resources' coordinators: fills, tickets, discoveries.
     let coordinators: Coordinators
-    let resolver: TargetResolver
+    let routing: Routing
+    /// The routes as they are now (SIGHUP replaces them).
+    var resolver: TargetResolver { routing.resolver }
     let memory: MemoryTier
     let playlists: Playlists
     /// What exchanges are given (see `ExchangeServices`).
-    private var services: ExchangeServices!
+    var services: ExchangeServices!
     private let accessLog: AccessLog
     var server: HTTPServer!
-    private var adminServer: HTTPServer?
+    var adminServer: HTTPServer?
     /// What CONNECT may reach (from the config, built once).
     private let connectPolicy: ConnectExchange.Policy
     /// Offline downloads and their API (on the admin listener).
@@ -59,9 +65,9 @@ public final class Proxy {
         connectPolicy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
                                                idleTimeout: Double(config.connectIdleTimeout))
         memory = MemoryTier(budget: config.memoryCache)
-        resolver = TargetResolver(routes: config.routes, allowHosts: config.allowHosts)
+        routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts))
         // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
-        curl.gate = resolver.gate
+        curl.gate = routing.resolver.gate
         curl.onConnected = { [metrics] in metrics.upstreamConnect.observe($0) }
         curl.onRefused = { [logger] url, why in
             logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)"])
@@ -72,13 +78,13 @@ public final class Proxy {
                                     stallTimeout: config.upstreamTimeouts.stall)
         coordinators.targetedFields = config.freshness.targetedFields
         coordinators.maxVariants = config.maxVariants
-        playlists = Playlists(cache: store, coordinators: coordinators, resolver: resolver, metrics: metrics, logger: logger,
+        playlists = Playlists(cache: store, coordinators: coordinators, routing: routing, metrics: metrics, logger: logger,
                               loop: loop, prefetchSegments: config.prefetchSegments)
         playlists.cacheAvailable = store.isAvailable
         store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
         services = ExchangeServices(
             loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
-            metrics: metrics, logger: logger, resolver: resolver, name: config.name, freshness: config.freshness,
+            metrics: metrics, logger: logger, routing: routing, name: config.name, freshness: config.freshness,
             finished: { [unowned self] in exchangeFinished(request: $0, $1) })
         services.forwardClientAddress = config.forwardedHeaders
         services.trustedProxies = Set(config.trustedProxies)
@@ -93,13 +99,13 @@ public final class Proxy {
             }
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
                                                    retries: config.downloadRetries)
-            let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, resolver: resolver, settings: settings,
+            let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, routing: routing, settings: settings,
                                         database: database, selfAuthority: (config.listenHost, config.listenPort), logger: logger)
             downloads = DownloadAPI(engine: engine)
             services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
             services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
         }
-        resourcesAPI = ResourcesAPI(store: store, coordinators: coordinators, resolver: resolver,
+        resourcesAPI = ResourcesAPI(store: store, coordinators: coordinators, routing: routing,
                                     selfAuthority: (config.listenHost, config.listenPort))
         if let admin = config.admin {
             // Anyone who can reach the admin listener can purge the cache and start downloads.
@@ -120,10 +126,7 @@ public final class Proxy {
         for sig in [SIGTERM, SIGINT] {
             signals.append(SignalWatcher(loop: loop, signal: sig) { [unowned self] in drain() })
         }
-        // Reloading the configuration is not built yet; SIGHUP's default action would end eddy.
-        signals.append(SignalWatcher(loop: loop, signal: SIGHUP) { [unowned self] in
-            logger.warning("SIGHUP: configuration reload is not supported yet; nothing changed")
-        })
+        signals.append(SignalWatcher(loop: loop, signal: SIGHUP) { [unowned self] in reloadConfiguration() })
         // logrotate moves the access log away, then sends SIGUSR1: the next line goes to a new file.
         signals.append(SignalWatcher(loop: loop, signal: SIGUSR1) { [unowned self] in
             do { try accessLog.reopen() } catch { logger.error("cannot reopen the access log", metadata: ["error": "\(error)"]) }

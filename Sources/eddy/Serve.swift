@@ -129,15 +129,19 @@ extension Eddy {
             let c = try resolvedConfig()
             let level = Logger.Level(rawValue: c.logLevel) ?? .info
             let json = c.logFormat == "json"
+            let shared = SharedLogLevel(level)
             LoggingSystem.bootstrap { label in
-                if json { return JSONLogHandler(label: label, level: level) }
-                var h = StreamLogHandler.standardError(label: label)
-                h.logLevel = level
-                return h
+                if json { return SharedLevelHandler(inner: JSONLogHandler(label: label, level: .trace), shared: shared) }
+                return SharedLevelHandler(inner: StreamLogHandler.standardError(label: label), shared: shared)
             }
             let logger = Logger(label: "eddy")
             do {
                 let proxy = try Proxy(config: c, logger: logger)
+                // SIGHUP reads the same file and flags again (the flags still win).
+                proxy.reloadConfig = { try resolvedConfig() }
+                proxy.reloaded = { new in
+                    if let l = Logger.Level(rawValue: new.logLevel) { shared.level = l }
+                }
                 proxy.run()
             } catch {
                 logger.critical("cannot start", metadata: ["error": "\(error)"])

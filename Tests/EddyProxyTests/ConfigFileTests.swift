@@ -19,6 +19,19 @@ final class ConfigFileTests: XCTestCase {
 
     private func url(_ s: String) -> UpstreamURL { UpstreamURL.parse(s[...])! }
 
+    // MARK: operations keys (issue 14)
+
+    func test_operationsKeys_parseAndRefuseBadValues() throws {
+        let c = try apply("admin_token: t0k\naccess_log_format: json\nlog_format: json\nlog_level: debug\n")
+        XCTAssertEqual(c.adminToken, "t0k")
+        XCTAssertEqual(c.accessLogFormat, .json)
+        XCTAssertEqual(c.logFormat, "json")
+        XCTAssertEqual(c.logLevel, "debug")
+        assertConfigError("access_log_format: apache\n", mentions: "access_log_format")
+        assertConfigError("log_format: xml\n", mentions: "log_format")
+        assertConfigError("log_level: loud\n", mentions: "log_level")
+    }
+
     // MARK: apply: empty and structure
 
     func test_apply_emptyDocument_keepsBase() throws {

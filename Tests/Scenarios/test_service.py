@@ -1,6 +1,6 @@
 """Running as a service (issue 14): the systemd unit verifies, eddy speaks sd_notify's protocol
 (READY=1 once listening, STOPPING=1 when draining), SIGUSR1 reopens the access log for
-logrotate, and SIGHUP does not end eddy."""
+logrotate, and SIGHUP reloads (see test_reload.py)."""
 import json, os, signal, socket, subprocess, time
 import pytest
 from conftest import EDDY, ROOT, free_port, request, stop_process, wait_port
@@ -49,9 +49,10 @@ def test_ready_and_stopping_over_notify_socket_and_log_reopen(origins, tmp_path)
         proc.send_signal(signal.SIGUSR1)
         time.sleep(0.3)
         assert request(port, "/n/small.bin?again").status == 200
-        # SIGHUP does not end eddy (reload is not built yet: it is logged).
+        # SIGHUP reloads (the same flags here) and tells systemd: RELOADING=1, then READY=1.
         proc.send_signal(signal.SIGHUP)
-        time.sleep(0.3)
+        assert s.recv(4096).decode().startswith("RELOADING=1\nMONOTONIC_USEC=")
+        assert s.recv(4096).decode() == "READY=1"
         assert request(port, "/n/small.bin?third").status == 200 and proc.poll() is None
         time.sleep(0.7)
         old, new = open(log + ".1").read(), open(log).read()
@@ -60,7 +61,7 @@ def test_ready_and_stopping_over_notify_socket_and_log_reopen(origins, tmp_path)
         proc.send_signal(signal.SIGTERM)
         assert s.recv(4096).decode() == "STOPPING=1"
         assert proc.wait(30) == 0
-        assert "configuration reload is not supported yet" in open(str(tmp_path / "eddy.err")).read()
+        assert "configuration reloaded" in open(str(tmp_path / "eddy.err")).read()
     finally:
         stop_process(proc)
         s.close()

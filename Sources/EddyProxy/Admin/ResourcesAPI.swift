@@ -12,13 +12,15 @@ import Foundation
 final class ResourcesAPI {
     private let store: CacheStore
     private let coordinators: Coordinators
-    private let resolver: TargetResolver
+    let routing: Routing
+    /// The routes as they are now (a reload replaces them).
+    var resolver: TargetResolver { routing.resolver }
     private let selfAuthority: (host: String, port: Int)
 
-    init(store: CacheStore, coordinators: Coordinators, resolver: TargetResolver, selfAuthority: (String, Int)) {
+    init(store: CacheStore, coordinators: Coordinators, routing: Routing, selfAuthority: (String, Int)) {
         self.store = store
         self.coordinators = coordinators
-        self.resolver = resolver
+        self.routing = routing
         self.selfAuthority = selfAuthority
     }
 

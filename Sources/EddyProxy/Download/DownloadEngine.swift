@@ -21,7 +21,9 @@ final class DownloadEngine {
 
     let coordinators: Coordinators
     let playlists: Playlists
-    let resolver: TargetResolver
+    let routing: Routing
+    /// The routes as they are now (a reload replaces them).
+    var resolver: TargetResolver { routing.resolver }
     let settings: Settings
     let logger: Logger
     var loop: EventLoop { coordinators.loop }
@@ -42,11 +44,11 @@ final class DownloadEngine {
     /// The locale for automatic media selection (LANG).
     let locale = ProcessInfo.processInfo.environment["LANG"]
 
-    init(coordinators: Coordinators, playlists: Playlists, resolver: TargetResolver, settings: Settings,
+    init(coordinators: Coordinators, playlists: Playlists, routing: Routing, settings: Settings,
          database: JobDatabase?, selfAuthority: (String, Int), logger: Logger) {
         self.coordinators = coordinators
         self.playlists = playlists
-        self.resolver = resolver
+        self.routing = routing
         self.settings = settings
         self.database = database
         self.selfAuthority = selfAuthority

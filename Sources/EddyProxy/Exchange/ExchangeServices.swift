@@ -16,11 +16,14 @@ final class ExchangeServices {
     let memory: MemoryTier
     let metrics: Metrics
     let logger: Logger
-    let resolver: TargetResolver
+    let routing: Routing
+    /// The routes as they are now (a reload replaces them).
+    var resolver: TargetResolver { routing.resolver }
     /// The cache's name in `Cache-Status` (RFC 9211).
     let name: String
     /// Freshness choices left to the cache (default and heuristic lifetimes, stale on error).
-    let freshness: FreshnessPolicy
+    /// Freshness rules (a configuration reload replaces them).
+    var freshness: FreshnessPolicy
     /// Whether X-Forwarded-For and Forwarded are sent upstream.
     var forwardClientAddress = true
     /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
@@ -35,7 +38,7 @@ final class ExchangeServices {
     let finished: (_ request: ServerRequest, _ outcome: ExchangeOutcome) -> Void
 
     init(loop: EventLoop, cache: any Cache, coordinators: Coordinators, upstream: UpstreamClient, playlists: Playlists,
-         memory: MemoryTier, metrics: Metrics, logger: Logger, resolver: TargetResolver, name: String, freshness: FreshnessPolicy,
+         memory: MemoryTier, metrics: Metrics, logger: Logger, routing: Routing, name: String, freshness: FreshnessPolicy,
          finished: @escaping (ServerRequest, ExchangeOutcome) -> Void) {
         self.loop = loop
         self.cache = cache
@@ -45,7 +48,7 @@ final class ExchangeServices {
         self.memory = memory
         self.metrics = metrics
         self.logger = logger
-        self.resolver = resolver
+        self.routing = routing
         self.name = name
         self.freshness = freshness
         self.finished = finished

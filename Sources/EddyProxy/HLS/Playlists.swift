@@ -13,7 +13,9 @@ final class Playlists {
     let directory = HLSDirectory()
     let cache: any Cache
     let coordinators: Coordinators
-    let resolver: TargetResolver
+    let routing: Routing
+    /// The routes as they are now (a reload replaces them).
+    var resolver: TargetResolver { routing.resolver }
     let metrics: Metrics
     let logger: Logger
     let loop: EventLoop
@@ -22,11 +24,11 @@ final class Playlists {
     /// False when the cache directory is unusable: nothing is prefetched then.
     var cacheAvailable = true
 
-    init(cache: any Cache, coordinators: Coordinators, resolver: TargetResolver, metrics: Metrics, logger: Logger,
+    init(cache: any Cache, coordinators: Coordinators, routing: Routing, metrics: Metrics, logger: Logger,
          loop: EventLoop, prefetchSegments: Int) {
         self.cache = cache
         self.coordinators = coordinators
-        self.resolver = resolver
+        self.routing = routing
         self.metrics = metrics
         self.logger = logger
         self.loop = loop

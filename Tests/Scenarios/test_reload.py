@@ -1,0 +1,67 @@
+"""Reloading the configuration (issue 14): SIGHUP switches an origin mapping while a long
+response streams on, byte-exact; a bad configuration is refused and the running one stays."""
+import hashlib, http.client, os, signal, subprocess, threading, time
+from conftest import EDDY, free_port, request, sha, stop_process, wait_port
+
+
+def config(path, origins, extra=""):
+    lines = ["origins:"] + ["  - { prefix: %s, url: \"%s\" }" % o for o in origins]
+    open(path, "w").write("\n".join(lines) + "\n" + extra)
+
+
+def test_sighup_switches_an_origin_while_a_long_response_streams(origins, tmp_path):
+    ng, fo, data = origins
+    nginx, fault = "http://127.0.0.1:%d" % ng.port, "http://127.0.0.1:%d" % fo.port
+    cfg = str(tmp_path / "eddy.yaml")
+    config(cfg, [("/m/", nginx)])
+    port = free_port()
+    err = str(tmp_path / "eddy.err")
+    proc = subprocess.Popen([EDDY, "serve", "--config", cfg, "--listen", "127.0.0.1:%d" % port,
+                             "--cache-dir", str(tmp_path / "cache"), "--access-log", "off"], stderr=open(err, "w"))
+    try:
+        wait_port(port, proc)
+        # A long response: 20 MiB through nginx's 5 MB/s location, read as it arrives.
+        got = {}
+
+        def stream():
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            c.request("GET", "/m/slow/medium.bin")
+            r = c.getresponse()
+            h, n = hashlib.sha256(), 0
+            while True:
+                chunk = r.read(1 << 16)
+                if not chunk:
+                    break
+                h.update(chunk)
+                n += len(chunk)
+            got.update(status=r.status, sha=h.hexdigest(), bytes=n)
+            c.close()
+
+        t = threading.Thread(target=stream, daemon=True)
+        t.start()
+        time.sleep(1)
+        assert request(port, "/x/small.bin").status == 404, "no /x/ route yet"
+        config(cfg, [("/m/", fault), ("/x/", nginx)], "max_size: 1G\nlog_level: warning\n")
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        r = request(port, "/x/small.bin")
+        assert r.status == 200 and sha(r.body) == sha(data["small.bin"]), "the new route answers"
+        before = fo.stats()["requests"]
+        r = request(port, "/m/small.bin?after-reload")
+        assert r.status == 200 and sha(r.body) == sha(data["small.bin"])
+        assert fo.stats()["requests"] == before + 1, "/m/ goes to the new origin"
+        assert not any("after-reload" in x[3] for x in ng.requests()), "and no longer to the old one"
+        # A configuration that does not validate is refused whole; the running one stays.
+        config(cfg, [("/m/", nginx)], "max_size: lots\n")
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert request(port, "/x/small.bin?still").status == 200
+        t.join(30)
+        assert got == {"status": 200, "sha": sha(data["medium.bin"]), "bytes": len(data["medium.bin"])}, got
+        assert proc.poll() is None
+    finally:
+        stop_process(proc)
+    log = open(err).read()
+    # log_level: warning took effect: info lines stop after the reload (the refusal is an error).
+    assert "eddy listening" in log and "configuration reload refused" in log, log
+    assert "configuration reloaded" not in log and "draining" not in log, log

@@ -67,3 +67,11 @@ extension CacheStore {
         return (v, String(s[s.index(after: nl)...]))
     }
 }
+
+extension CacheStore {
+    /// The resources in memory (in use or used lately), most recently used first: the dashboard's
+    /// busiest resources, without reading the index.
+    public func recentlyUsed(limit: Int) -> [CachedResource] {
+        Array(resources.values.filter { $0.meta.status != 0 }.sorted { ($0.lastAccess, $0.key) > ($1.lastAccess, $1.key) }.prefix(limit))
+    }
+}

@@ -2,9 +2,11 @@ import EddyCache
 import EddyCore
 import EddyLoop
 
-/// The admin listener: health, readiness, Prometheus metrics, and the JSON API (downloads,
-/// resources, fills). Off loopback it requires the bearer token (see `AdminAccess`); health and
-/// readiness stay open, for probes that carry none.
+/// The admin listener: the dashboard at `/`, health, readiness, Prometheus metrics, and the JSON
+/// API (downloads, resources, fills, the dashboard's event stream, its OpenAPI document). Off
+/// loopback it requires the bearer token (see `AdminAccess`); health, readiness and the static
+/// files (the page, its script and style, the OpenAPI document: nothing secret) stay open, for
+/// probes and for the page that then asks for the token.
 extension Proxy {
     func handleAdmin(_ request: ServerRequest) {
         let path = String(request.uri.prefix { $0 != "?" })
@@ -17,6 +19,15 @@ extension Proxy {
             return AdminJSON.send(request, 200, ["status": "ready", "cache": store.isAvailable ? "ok" : "unavailable"])
         default: break
         }
+        if let file = EmbeddedFiles.byPath[path], request.method == "GET" || request.method == "HEAD" {
+            var h = HTTPHeaders()
+            h.set("Content-Type", file.type)
+            h.set("Cache-Control", "no-cache")
+            h.set("X-Content-Type-Options", "nosniff")
+            // The page loads only its own script and style, and talks only to this listener.
+            h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+            return request.send(status: 200, headers: h, body: request.method == "HEAD" ? [] : Array(file.text.utf8))
+        }
         if let token = config.adminToken, !token.isEmpty, !AdminAccess.allows(authorization: request.headers["Authorization"], token: token) {
             var h = HTTPHeaders()
             h.set("WWW-Authenticate", "Bearer realm=\"eddy\"")
@@ -26,6 +37,9 @@ extension Proxy {
         if path == "/metrics" { return sendMetrics(request) }
         if path == "/api/cache" {
             return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()))
+        }
+        if path == "/api/events", request.method == "GET" {
+            return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot() }.start()
         }
         if path == "/api/fills" {
             let now = EventLoop.monotonic()
@@ -37,6 +51,18 @@ extension Proxy {
             if downloads.handle(request) { return }
         }
         AdminJSON.error(request, 404, "the admin listener serves /api/, /metrics, /healthz and /readyz")
+    }
+
+    private func dashboardSnapshot() -> DashboardSnapshot {
+        let now = EventLoop.monotonic()
+        // Resources with a fill running come first, then the most recently used.
+        let filling = coordinators.liveFills.values.compactMap(\.resource)
+        var seen = Set<String>(), busiest: [CachedResource] = []
+        for r in filling + store.recentlyUsed(limit: 12) where seen.insert(r.key).inserted && busiest.count < 8 { busiest.append(r) }
+        return DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()),
+                                 downloads: downloads.map { api in api.engine.jobs.map { api.info($0) } } ?? [],
+                                 resources: busiest.map(ResourceInfo.init),
+                                 fills: coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) })
     }
 
     private func sendMetrics(_ request: ServerRequest) {

@@ -25,10 +25,7 @@ final class DownloadEvents {
     }
 
     func start() {
-        var h = HTTPHeaders()
-        h.set("Content-Type", "text/event-stream")
-        h.set("Cache-Control", "no-store")
-        request.start(status: 200, headers: h)
+        request.startEventStream()
         keepAlive = self
         request.onClose = { [weak self] in self?.stop() }
         let loop = api.engine.loop
@@ -63,10 +60,7 @@ final class DownloadEvents {
         }
     }
 
-    private func write(_ text: String) {
-        guard !request.isGone, !request.isFinished else { return }
-        Array(text.utf8).withUnsafeBytes { request.write($0) }
-    }
+    private func write(_ text: String) { request.writeEvent(text) }
 
     private func stop() {
         if let token { api.engine.unobserve(token) }

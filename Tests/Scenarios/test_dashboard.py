@@ -1,0 +1,113 @@
+"""The dashboard (issue 14) in headless Chromium: the page loads with no console error, a download
+started through the API appears and its bar rises, a purge from the page removes the resource,
+and a screenshot is saved beside the test results (.build/test-results/dashboard.png). Also:
+what eddy serves is exactly the committed page, script, style and OpenAPI document."""
+import json, os, time, urllib.parse
+import pytest
+from conftest import ROOT, Eddy, FaultOrigin, request
+from test_downloads import ASSET, api, make_asset
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+RESULTS = os.path.join(ROOT, ".build", "test-results")
+
+
+def wait_for(what, timeout=20, every=0.1):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = what()
+        if v:
+            return v
+        time.sleep(every)
+    raise AssertionError("timed out waiting for %s" % what)
+
+
+def test_served_files_are_the_committed_ones(eddy):
+    for path, src in [("/", "dashboard/index.html"), ("/dashboard.js", "dashboard/dashboard.js"),
+                      ("/dashboard.css", "dashboard/dashboard.css"), ("/api/openapi.json", "docs/openapi.json")]:
+        r = request(eddy.admin, path)
+        assert r.status == 200, path
+        assert r.body == open(os.path.join(ROOT, src), "rb").read(), "%s differs from %s: run scripts/embed" % (path, src)
+    assert request(eddy.admin, "/").h("Content-Type") == "text/html; charset=utf-8"
+    assert json.loads(request(eddy.admin, "/api/openapi.json").body)["openapi"].startswith("3.1")
+
+
+@pytest.fixture
+def browser():
+    o = webdriver.ChromeOptions()
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1200"]:
+        o.add_argument(a)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    o.binary_location = "/usr/bin/chromium"
+    # Debian's driver: selenium must not look for one on the internet.
+    d = webdriver.Chrome(options=o, service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"))
+    d.set_page_load_timeout(30)
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_path, browser):
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path))
+    e = None
+    try:
+        make_asset(os.path.join(fo.www, ASSET))
+        request(fo.port, "/_set?rate=15000")  # 15 KB/s a connection: the 0.5 MB download takes seconds
+        e = Eddy(str(tmp_path), ng, fo)
+        assert e.get("/n/small.bin").status == 200
+        key = "http://127.0.0.1:%d/small.bin" % ng.port
+        browser.get("http://127.0.0.1:%d/" % e.admin)
+        wait_for(lambda: browser.find_element(By.ID, "status").text == "live")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"] .rangemap .seg' % key))
+
+        status, j = api(e, "POST", "/api/downloads", {"url": "/f/%s/master.m3u8" % ASSET, "variant_index": 0, "audio": ["en"],
+                                                      "title": "Test asset"})
+        assert status == 201, j
+        sel = '.download[data-id="%s"]' % j["id"]
+        wait_for(lambda: "Test asset" in browser.execute_script(
+            "const r = document.querySelector(arguments[0]); return r ? r.textContent : ''", sel))
+        # The page redraws every second: read in one script call, not element by element.
+        value = lambda: float(browser.execute_script(
+            "const b = document.querySelector(arguments[0]); return b ? b.dataset.value : '0'", sel + " .bar.total"))
+        first = wait_for(lambda: value() > 0 and value())
+        try:
+            wait_for(lambda: value() > first + 5, timeout=30)
+        except AssertionError:
+            raise AssertionError((first, value(), api(e, "GET", "/api/downloads/" + j["id"])))
+        # A rendition bar per rendition (video, audio), each with bytes and media time.
+        count = "return document.querySelectorAll(arguments[0]).length"
+        assert browser.execute_script(count, sel + " .renditions .bar.bytes") == 2
+        assert browser.execute_script(count, sel + " .renditions .bar.media") == 2
+        # Once the download is done, two resources used last: a whole one and one with holes (a
+        # player's first range of a 20 MiB file), so the page draws a range map with both.
+        wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["state"] == "completed", timeout=60)
+        time.sleep(1.1)
+        assert e.get("/n/small.bin").status == 200
+        assert e.get("/n/medium.bin", headers={"Range": "bytes=0-99"}).status == 206
+        partial = "http://127.0.0.1:%d/medium.bin" % ng.port
+        segs = lambda k: browser.execute_script(count, '.resource[data-key="%s"] .rangemap .seg' % k)
+        wait_for(lambda: segs(key) == 1 and segs(partial) == 1)
+        width = browser.execute_script(
+            "return parseFloat(document.querySelector(arguments[0]).style.width)", '.resource[data-key="%s"] .rangemap .seg' % partial)
+        assert 0 < width < 50, width
+        os.makedirs(RESULTS, exist_ok=True)
+        shot = os.path.join(RESULTS, "dashboard.png")
+        assert browser.save_screenshot(shot) and os.path.getsize(shot) > 10_000
+
+        # Purge from the page: the resource is gone from the cache and from the page.
+        browser.execute_script("document.querySelector(arguments[0]).click()", '.resource[data-key="%s"] button.purge' % key)
+        quoted = urllib.parse.quote(key, safe="")
+        wait_for(lambda: request(e.admin, "/api/resources/" + quoted).status == 404)
+        wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"]' % key))
+        assert "fwd=uri-miss" in e.get("/n/small.bin").h("Cache-Status")
+
+        errors = [l for l in browser.get_log("browser") if l["level"] == "SEVERE"]
+        assert errors == [], errors
+    finally:
+        request(fo.port, "/_set?rate=0")
+        if e:
+            e.stop()
+        fo.stop()

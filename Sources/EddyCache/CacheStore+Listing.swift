@@ -3,7 +3,8 @@ import Foundation
 
 /// Listing and inspecting the cache for the admin API (`GET /api/resources`, `eddy cache ls`):
 /// pages of committed rows read with keyset pagination (a cursor names the last row shown, so a
-/// page costs the same wherever it is), with what memory knows newer laid over them.
+/// page costs the same wherever it is), merged with the resources in memory (newer, or not yet
+/// committed), without waiting for a commit: a listing never stalls the loop on fsync.
 extension CacheStore {
     /// One page of resources whose key starts with `prefix`, in `order`, after `cursor` (from a
     /// previous page; nil for the first); returns the page and the cursor of the next, if any.
@@ -11,19 +12,23 @@ extension CacheStore {
         guard isAvailable else { return ([], nil) }
         let limit = max(1, min(limit, 1000))
         let after = cursor.flatMap(CacheStore.decodeCursor)
-        var rows: [ResourceSummary]
+        var byKey: [String: ResourceSummary] = [:]
         do {
-            rows = try index.list(prefix: prefix, order: order, after: after, limit: limit + 1)
-                .filter { !writer.isDeletePending(id: $0.id) }.map(\.summary)
+            for row in try index.list(prefix: prefix, order: order, after: after, limit: limit + 1)
+            where !writer.isDeletePending(id: row.id) { byKey[row.summary.key] = row.summary }
         } catch {
             logger.error("index listing failed", metadata: ["error": "\(error)"])
             return ([], nil)
         }
+        for (k, r) in resources where k.hasPrefix(prefix) && r.meta.status != 0 {
+            let s = CacheStore.summary(r)
+            if byKey[k] != nil || CacheStore.comes(s, after: after, in: order) { byKey[k] = s }
+        }
+        var rows = byKey.values.sorted { CacheStore.precedes($0, $1, in: order) }
         let more = rows.count > limit
-        if more { rows.removeLast() }
-        let items = rows.map { row in resources[row.key].map(CacheStore.summary) ?? row }
+        if more { rows = Array(rows.prefix(limit)) }
         let next = more ? rows.last.map { CacheStore.encodeCursor(order: order, row: $0) } : nil
-        return (items, next)
+        return (rows, next)
     }
 
     /// The resource under `key` without marking it used (an operator looking is not a use).
@@ -46,6 +51,27 @@ extension CacheStore {
         return keys.sorted()
     }
 
+    /// The listing's total order: by key, or by the value (descending) then the key.
+    static func precedes(_ a: ResourceSummary, _ b: ResourceSummary, in order: ResourceOrder) -> Bool {
+        let (va, vb) = (value(a, order), value(b, order))
+        return va != vb ? va > vb : a.key < b.key
+    }
+
+    /// True when `s` belongs after the cursor's row (everything does without a cursor).
+    static func comes(_ s: ResourceSummary, after: (value: Int, key: String)?, in order: ResourceOrder) -> Bool {
+        guard let after else { return true }
+        let v = value(s, order)
+        return v != after.value ? v < after.value : s.key > after.key
+    }
+
+    private static func value(_ s: ResourceSummary, _ order: ResourceOrder) -> Int {
+        switch order {
+        case .key: 0
+        case .bytes: s.bytes
+        case .lastAccess: s.lastAccess
+        }
+    }
+
     /// What a listing shows of `r`.
     public static func summary(_ r: CachedResource) -> ResourceSummary {
         ResourceSummary(key: r.key, version: r.version, status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count,
@@ -54,8 +80,7 @@ extension CacheStore {
 
     /// A cursor is opaque to clients: base64url of the sort value and the key of the last row.
     static func encodeCursor(order: ResourceOrder, row: ResourceSummary) -> String {
-        let value = order == .bytes ? row.bytes : order == .lastAccess ? row.lastAccess : 0
-        return Data("\(value)\n\(row.key)".utf8).base64EncodedString()
+        Data("\(value(row, order))\n\(row.key)".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }
 

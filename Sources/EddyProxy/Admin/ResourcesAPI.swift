@@ -75,10 +75,6 @@ final class ResourcesAPI {
             guard let n = Int(l), (1...1000).contains(n) else { return AdminJSON.error(request, 400, "limit: a number from 1 to 1000") }
             limit = n
         }
-        // Resources stored in the last half second are only in memory: commit them first, so the
-        // page (read from the index, in order, with a cursor) has them. An operator's listing is
-        // rare; it waits for one commit.
-        store.flush(wait: true)
         let page = store.list(prefix: query["prefix"] ?? "", order: order, cursor: query["cursor"], limit: limit)
         AdminJSON.send(request, 200, ResourcePage(resources: page.items.map(ResourceInfo.init), nextCursor: page.next))
     }

@@ -102,6 +102,7 @@ public final class Proxy {
             let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, routing: routing, settings: settings,
                                         database: database, selfAuthority: (config.listenHost, config.listenPort), logger: logger)
             downloads = DownloadAPI(engine: engine)
+            store.addListener(DownloadCacheWatcher(engine: engine))
             services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
             services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
         }

@@ -22,6 +22,19 @@ final class DownloadJobStateMachineTests: XCTestCase {
         XCTAssertEqual(m.state, .completed)
     }
 
+    func test_aLostUnitQueuesACompletedJobAgain_andNothingElse() {
+        var m = running()
+        XCTAssertEqual(m.unitLost(), .none)
+        XCTAssertEqual(m.state, .running, "a running job fetches it as it goes")
+        XCTAssertEqual(m.allStored(), .complete)
+        XCTAssertEqual(m.unitLost(), .none)
+        XCTAssertEqual(m.state, .queued, "a completed job goes back to the queue")
+        XCTAssertEqual(m.slotGranted(), .fetch)
+        XCTAssertEqual(m.pause(), .stopFetching)
+        XCTAssertEqual(m.unitLost(), .none)
+        XCTAssertEqual(m.state, .paused, "a paused job stays paused")
+    }
+
     func test_failuresWaitForTheOrigin_thenRetry_andASuccessEndsTheWait() {
         var m = running()
         XCTAssertEqual(m.segmentFailed("s1", reason: "503", consecutive: 1, retryAfter: nil, now: 100, jitter: 0), .retry(at: 100.5))

@@ -259,3 +259,36 @@ def test_a_download_outlives_the_origins_404(setup):
     assert sha(r.body) == sha(open(os.path.join(d, "v0", "seg1.m4s"), "rb").read())
     assert e.metrics()["eddy_cache_pinned_bytes"] == pinned
     assert api(e, "GET", "/api/downloads/" + j["id"])[1]["playable_offline"] is True
+
+
+def test_a_new_representation_at_the_origin_is_fetched_again_by_its_download(setup):
+    """A downloaded segment changes at the origin (a new ETag). A player's request revalidates
+    it (stale after a second) and gets the new bytes, which replace the download's copy: the job
+    goes back to work for that segment alone, and completes again holding the new bytes."""
+    e, fo, d = setup(origin_args=["--cc", "max-age=1"])
+    j = wait_done(e, add(e, variant_index=0, audio=["fr"], subtitles=["none"])["id"])
+    bytes_before = j["bytes_done"]
+    time.sleep(1.5)
+    path = "/%s/v0/seg2.m4s" % ASSET
+    seg = os.path.join(d, "v0", "seg2.m4s")
+    new = open(seg, "rb").read()[::-1]  # same length, other bytes
+    with open(seg, "wb") as f:
+        f.write(new)
+    fo.reset()
+    r = e.get("/f" + path)
+    assert r.status == 200 and sha(r.body) == sha(new), r.headers
+    # The job had completed; it queues again, fetches the segment, and completes.
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        status, j = api(e, "GET", "/api/downloads/" + j["id"])
+        if j["state"] == "completed" and any(ev.get("event") == "lost" for ev in api(e, "GET", "/api/downloads/%s/log" % j["id"])[1]["events"]):
+            break
+        time.sleep(0.1)
+    assert j["state"] == "completed" and j["playable_offline"] is True, j
+    assert j["bytes_done"] == bytes_before
+    log = api(e, "GET", "/api/downloads/%s/log" % j["id"])[1]["events"]
+    assert [ev["uri"] for ev in log if ev["event"] == "lost"] == ["seg2.m4s"], log
+    # The player's request brought the new bytes; nothing else was asked of the origin for it.
+    assert origin_paths(fo)[path]["requests"] == 1, origin_paths(fo)
+    r = e.get("/f" + path)
+    assert sha(r.body) == sha(new)

@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyHLS
+import EddyLoop
 import Foundation
 
 /// Pins and space: what a download may take beside the others under `--max-size`, releasing an
@@ -49,6 +50,40 @@ extension DownloadEngine {
             cache.setPinned(r, false)
             if delete && !coordinators.of(r).isInUse { cache.remove(r) }
         }
+    }
+
+    /// Units whose stored copy the cache lost (see `DownloadCacheWatcher`) are no longer done:
+    /// their jobs fetch them again (a completed one queues again). Playlists are left alone: a
+    /// live one changes at every reload, and a job reads them afresh when it plans.
+    func storedCopiesLost(_ keys: Set<String>) {
+        for job in jobs where job.state.holdsPins {
+            guard let plan = job.plan else { continue }
+            var lost: [String] = []
+            for (i, u) in plan.units.enumerated() where job.unitDone[i] && u.kind != .playlist && keys.contains(u.url.description) {
+                job.unitDone[i] = false
+                job.unitBytes[i] = 0
+                job.cursor = min(job.cursor, i)
+                lost.append(u.name)
+            }
+            guard !lost.isEmpty else { continue }
+            logger.info("a download's stored copy was replaced or damaged; fetching it again",
+                        metadata: ["id": "\(job.id)", "units": "\(lost.joined(separator: " "))"])
+            for name in lost { job.record(["event": "lost", "uri": name]) }
+            perform(job.machine.unitLost(), job)
+            if job.state == .running { pump(job) }
+            changed(job)
+        }
+        schedule()
+    }
+
+    /// Runs `action` from the loop once the current event is handled.
+    func soon(_ action: @escaping () -> Void) {
+        var timer: LoopTimer?
+        timer = LoopTimer(loop: loop) {
+            action()
+            timer = nil // the timer keeps itself until it fires
+        }
+        timer?.schedule(after: 0)
     }
 
     /// Jobs past their `expires` are released: state `expired`, unpinned, bytes left to eviction.

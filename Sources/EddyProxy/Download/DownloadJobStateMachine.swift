@@ -155,6 +155,15 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         }
     }
 
+    /// A stored unit's bytes were lost (the origin sent a new representation, which replaced the
+    /// pinned copy): a completed job queues again to fetch it; a running one fetches it as it
+    /// goes; a paused or failed one picks it up when it runs.
+    public mutating func unitLost() -> Action {
+        guard state == .completed else { return .none }
+        state = .queued
+        return .none
+    }
+
     /// The job's `expires` has passed: it is released (unpinned), whatever it was doing.
     public mutating func expire() -> Action {
         guard state.holdsPins else { return .none }

@@ -7,10 +7,13 @@
 ///   (RFC 9112 section 5.1: whitespace before the colon gets 400);
 /// - an HTTP/1.1 request has exactly one Host (RFC 9112 section 3.2);
 /// - Content-Length values must all agree (RFC 9112 section 6.3, item 5);
-/// - the only transfer coding eddy decodes in a request is a lone `chunked` (RFC 9112 section 6.1).
+/// - the only transfer coding eddy decodes in a request is a lone `chunked` (RFC 9112 section 6.1);
+/// - a HEAD or TRACE request carries no body: libevent does not read one for them, so its bytes
+///   would be parsed as the next request on the connection (found by schemathesis).
 public enum RequestFraming {
     /// The status and reason for a request that must be refused, or nil when it is acceptable.
-    public static func problem(major: Int, minor: Int, headers: HTTPHeaders) -> (status: Int, reason: String)? {
+    /// `method` is needed for the body rule; nil skips it.
+    public static func problem(major: Int, minor: Int, headers: HTTPHeaders, method: String? = nil) -> (status: Int, reason: String)? {
         guard major == 1, (0...1).contains(minor) else { return (505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1") }
         var hosts = 0
         var length: Substring? = nil
@@ -36,6 +39,12 @@ public enum RequestFraming {
         if minor == 1 && hosts == 0 { return (400, "HTTP/1.1 request without Host") }
         if headers.fields.filter({ $0.name.caseInsensitiveEquals("Transfer-Encoding") }).count > 1 {
             return (400, "unsupported Transfer-Encoding")
+        }
+        if method == "HEAD" || method == "TRACE" {
+            let chunked = headers.fields.contains { $0.name.caseInsensitiveEquals("Transfer-Encoding") }
+            if chunked || (length.map { $0.contains { $0 != "0" } } ?? false) {
+                return (400, "a \(method!) request can not carry a body")
+            }
         }
         return nil
     }

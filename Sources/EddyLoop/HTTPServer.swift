@@ -129,7 +129,8 @@ public final class HTTPServer {
                 Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(conn)
             }, Unmanaged.passUnretained(self).toOpaque())
         }
-        if let problem = RequestFraming.problem(major: request.versionMajor, minor: request.versionMinor, headers: request.headers) {
+        if let problem = RequestFraming.problem(major: request.versionMajor, minor: request.versionMinor, headers: request.headers,
+                                             method: request.method) {
             // The framing is in doubt, so the rest of the connection's bytes can not be trusted.
             request.sendError(problem.status, problem.reason, close: true)
             return

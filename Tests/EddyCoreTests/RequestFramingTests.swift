@@ -15,6 +15,19 @@ final class RequestFramingTests: XCTestCase {
         XCTAssertNil(status([("Host", "x"), ("Transfer-Encoding", "Chunked")]))
     }
 
+    func test_problem_headAndTraceWithABody_get400_andWithoutOneAreFine() {
+        let m = { (method: String, fields: [(String, String)]) in
+            RequestFraming.problem(major: 1, minor: 1, headers: HTTPHeaders([("Host", "x")] + fields), method: method)?.status
+        }
+        XCTAssertEqual(m("HEAD", [("Content-Length", "5")]), 400)
+        XCTAssertEqual(m("TRACE", [("Transfer-Encoding", "chunked")]), 400)
+        XCTAssertNil(m("HEAD", [("Content-Length", "0")]))
+        XCTAssertNil(m("HEAD", [("Content-Length", "00")]))
+        XCTAssertNil(m("HEAD", []))
+        XCTAssertNil(m("GET", [("Content-Length", "5")]), "libevent reads a GET's body")
+        XCTAssertNil(m("POST", [("Transfer-Encoding", "chunked")]))
+    }
+
     func test_problem_versions_otherThan10And11_get505() {
         XCTAssertEqual(status([("Host", "x")], major: 1, minor: 9), 505)
         XCTAssertEqual(status([("Host", "x")], major: 2, minor: 0), 505)

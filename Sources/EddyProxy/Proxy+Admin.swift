@@ -8,8 +8,16 @@ import EddyLoop
 /// files (the page, its script and style, the OpenAPI document: nothing secret) stay open, for
 /// probes and for the page that then asks for the token.
 extension Proxy {
+    /// Paths that only read (GET and HEAD); `/api/events` is a stream (GET only).
+    static let readOnlyPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/api/cache", "/api/fills", "/api/events"]
+
     func handleAdmin(_ request: ServerRequest) {
         let path = String(request.uri.prefix { $0 != "?" })
+        let isStream = path == "/api/events"
+        if Proxy.readOnlyPaths.contains(path) || EmbeddedFiles.byPath[path] != nil,
+           !(request.method == "GET" || (request.method == "HEAD" && !isStream)) {
+            return AdminJSON.methodNotAllowed(request, allow: ["GET"], stream: isStream)
+        }
         switch path {
         case "/healthz":
             // Answered from the loop: an answer says the loop turns.
@@ -19,7 +27,7 @@ extension Proxy {
             return AdminJSON.send(request, 200, ["status": "ready", "cache": store.isAvailable ? "ok" : "unavailable"])
         default: break
         }
-        if let file = EmbeddedFiles.byPath[path], request.method == "GET" || request.method == "HEAD" {
+        if let file = EmbeddedFiles.byPath[path] {
             var h = HTTPHeaders()
             h.set("Content-Type", file.type)
             h.set("Cache-Control", "no-cache")
@@ -38,7 +46,7 @@ extension Proxy {
         if path == "/api/cache" {
             return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()))
         }
-        if path == "/api/events", request.method == "GET" {
+        if isStream {
             return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot() }.start()
         }
         if path == "/api/fills" {

@@ -258,7 +258,2733 @@ follow();
 
 """#),
         "/api/openapi.json": ("application/json", #"""
-{"openapi": "3.1.0", "info": {"title": "eddy admin API", "version": "0.1.0"}, "paths": {}}
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "eddy admin API",
+    "version": "0.1.0",
+    "description": "eddy's admin listener: health, metrics, the dashboard, the cache's resources and fills, and offline HLS downloads. JSON answers carry `Cache-Control: no-store`; errors are a status and `{\"error\": \"one line\"}`. With `admin_token` set (required off loopback), everything but /healthz, /readyz and the built-in files needs `Authorization: Bearer TOKEN`."
+  },
+  "servers": [
+    {
+      "url": "http://127.0.0.1:9090",
+      "description": "The admin listener (`--admin`)."
+    }
+  ],
+  "tags": [
+    {
+      "name": "health"
+    },
+    {
+      "name": "dashboard"
+    },
+    {
+      "name": "cache"
+    },
+    {
+      "name": "resources"
+    },
+    {
+      "name": "downloads"
+    }
+  ],
+  "security": [
+    {},
+    {
+      "adminToken": []
+    }
+  ],
+  "paths": {
+    "/healthz": {
+      "get": {
+        "operationId": "health",
+        "summary": "Liveness: the event loop turns.",
+        "tags": [
+          "health"
+        ],
+        "responses": {
+          "200": {
+            "description": "Alive.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Health"
+                }
+              }
+            }
+          }
+        },
+        "security": []
+      }
+    },
+    "/readyz": {
+      "get": {
+        "operationId": "ready",
+        "summary": "Readiness.",
+        "tags": [
+          "health"
+        ],
+        "responses": {
+          "200": {
+            "description": "Ready; `cache` says whether the cache directory is usable.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Ready"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Draining (shutting down).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Draining"
+                }
+              }
+            }
+          }
+        },
+        "security": []
+      }
+    },
+    "/metrics": {
+      "get": {
+        "operationId": "metrics",
+        "summary": "Prometheus metrics.",
+        "tags": [
+          "health"
+        ],
+        "responses": {
+          "200": {
+            "description": "Prometheus text exposition format 0.0.4.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/": {
+      "get": {
+        "operationId": "dashboardPage",
+        "summary": "The dashboard page.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The dashboard page. Built into the binary; open without the token.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/dashboard.css": {
+      "get": {
+        "operationId": "dashboardStyle",
+        "summary": "The dashboard's style.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The dashboard's style. Built into the binary; open without the token.",
+            "content": {
+              "text/css": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/dashboard.js": {
+      "get": {
+        "operationId": "dashboardScript",
+        "summary": "The dashboard's script.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The dashboard's script. Built into the binary; open without the token.",
+            "content": {
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/openapi.json": {
+      "get": {
+        "operationId": "openapi",
+        "summary": "This document.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The OpenAPI document (built into the binary; open without the token).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "openapi"
+                  ]
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/events": {
+      "get": {
+        "operationId": "dashboardEvents",
+        "summary": "The dashboard's live feed as server-sent events.",
+        "tags": [
+          "dashboard"
+        ],
+        "responses": {
+          "200": {
+            "description": "`event: snapshot` with a DashboardSnapshot as data at once, then each second while it changes, and a comment every 15 s otherwise; ends when the client goes.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/api/cache": {
+      "get": {
+        "operationId": "cacheStats",
+        "summary": "Cache size, pins, and hit ratios over 5m, 1h and 24h.",
+        "tags": [
+          "cache"
+        ],
+        "responses": {
+          "200": {
+            "description": "Cache statistics.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CacheStats"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/api/fills": {
+      "get": {
+        "operationId": "listFills",
+        "summary": "Fills (origin fetches) in flight.",
+        "tags": [
+          "cache"
+        ],
+        "responses": {
+          "200": {
+            "description": "The fills, by id.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "fills"
+                  ],
+                  "properties": {
+                    "fills": {
+                      "type": "array",
+                      "items": {
+                        "$ref": "#/components/schemas/Fill"
+                      }
+                    }
+                  },
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/api/resources": {
+      "get": {
+        "operationId": "listResources",
+        "summary": "A page of stored resources.",
+        "tags": [
+          "resources"
+        ],
+        "parameters": [
+          {
+            "name": "prefix",
+            "in": "query",
+            "description": "Keys starting with this.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "sort",
+            "in": "query",
+            "description": "By key (ascending), or largest / most recently used first.",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "key",
+                "bytes",
+                "last_access"
+              ],
+              "default": "key"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000,
+              "default": 100
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "description": "next_cursor of the previous page.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResourcePage"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A bad sort or limit.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "purgeResources",
+        "summary": "Purge every unpinned resource under a prefix.",
+        "tags": [
+          "resources"
+        ],
+        "parameters": [
+          {
+            "name": "prefix",
+            "in": "query",
+            "required": true,
+            "allowEmptyValue": true,
+            "description": "Required; an empty prefix purges everything unpinned.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "What was purged, and the pinned resources kept.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "purged",
+                    "pinned_kept"
+                  ],
+                  "properties": {
+                    "purged": {
+                      "type": "integer",
+                      "minimum": 0
+                    },
+                    "pinned_kept": {
+                      "type": "integer",
+                      "minimum": 0
+                    }
+                  },
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "No prefix given.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          }
+        }
+      }
+    },
+    "/api/resources/{key}": {
+      "parameters": [
+        {
+          "name": "key",
+          "in": "path",
+          "required": true,
+          "description": "The cache key (the upstream URL) percent-encoded, or an eddy URL or path, resolved like a request.",
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          },
+          "examples": {
+            "eddy-path": {
+              "value": "/n/small.bin"
+            }
+          }
+        }
+      ],
+      "get": {
+        "operationId": "getResource",
+        "summary": "One resource with its range map.",
+        "tags": [
+          "resources"
+        ],
+        "responses": {
+          "200": {
+            "description": "The resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResourceDetail"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "Not stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "purgeResource",
+        "summary": "Purge a resource and its variants.",
+        "tags": [
+          "resources"
+        ],
+        "responses": {
+          "200": {
+            "description": "How many resources were purged.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "purged"
+                  ],
+                  "properties": {
+                    "purged": {
+                      "type": "integer",
+                      "minimum": 1
+                    }
+                  },
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "Not stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Pinned: unpin it first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/resources/{key}/pin": {
+      "parameters": [
+        {
+          "name": "key",
+          "in": "path",
+          "required": true,
+          "description": "The cache key (the upstream URL) percent-encoded, or an eddy URL or path, resolved like a request.",
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          },
+          "examples": {
+            "eddy-path": {
+              "value": "/n/small.bin"
+            }
+          }
+        }
+      ],
+      "post": {
+        "operationId": "pinResource",
+        "summary": "Pin a resource (never evicted).",
+        "tags": [
+          "resources"
+        ],
+        "responses": {
+          "200": {
+            "description": "The resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResourceDetail"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "Not stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/resources/{key}/unpin": {
+      "parameters": [
+        {
+          "name": "key",
+          "in": "path",
+          "required": true,
+          "description": "The cache key (the upstream URL) percent-encoded, or an eddy URL or path, resolved like a request.",
+          "schema": {
+            "type": "string",
+            "minLength": 1
+          },
+          "examples": {
+            "eddy-path": {
+              "value": "/n/small.bin"
+            }
+          }
+        }
+      ],
+      "post": {
+        "operationId": "unpinResource",
+        "summary": "Unpin a resource.",
+        "tags": [
+          "resources"
+        ],
+        "responses": {
+          "200": {
+            "description": "The resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ResourceDetail"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "Not stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads": {
+      "get": {
+        "operationId": "listDownloads",
+        "summary": "Every download.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The downloads, oldest first.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/Download"
+                  }
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "addDownload",
+        "summary": "Start a download of an HLS asset.",
+        "tags": [
+          "downloads"
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DownloadSpec"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "Created.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Download"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A body that is not a DownloadSpec, a field that does not parse, a URL eddy may not fetch or that is not an HLS playlist, or a selection that matches nothing. Nothing is created.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "502": {
+            "description": "The origin failed (5xx, 429 or no answer) while the playlist was read. Nothing is created.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "get": {
+        "operationId": "getDownload",
+        "summary": "One download.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Download"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "delete": {
+        "operationId": "deleteDownload",
+        "summary": "Cancel a download and delete what only it stored.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The download as cancelled (a repeated DELETE answers id and state).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    {
+                      "$ref": "#/components/schemas/Download"
+                    },
+                    {
+                      "$ref": "#/components/schemas/DownloadRemoved"
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      },
+      "patch": {
+        "operationId": "extendDownload",
+        "summary": "Add audio or subtitle renditions.",
+        "tags": [
+          "downloads"
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/DownloadPatch"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Download"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "A body that is not a DownloadPatch, or a selection that matches nothing.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The download is expired or cancelled, or has no plan yet.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "502": {
+            "description": "The origin failed while the playlist was read.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/pause": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "post": {
+        "operationId": "pauseDownload",
+        "summary": "Pause a download.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Download"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/resume": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "post": {
+        "operationId": "resumeDownload",
+        "summary": "Resume a paused or failed download.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Download"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/events": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "get": {
+        "operationId": "downloadEvents",
+        "summary": "The download's progress as server-sent events.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "`event: progress` with the Download JSON as data, at most every 100 ms while it changes, and a comment every 15 s; ends after the event showing it completed, failed, expired or cancelled.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/log": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "get": {
+        "operationId": "downloadLog",
+        "summary": "The download's requests and errors.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The log.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/DownloadLog"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/export": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "get": {
+        "operationId": "downloadExport",
+        "summary": "The files of an export of the renditions held whole.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The files.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Export"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "No plan yet, no rendition held whole, or the multivariant playlist is not stored.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/downloads/{id}/file": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "get": {
+        "operationId": "downloadFile",
+        "summary": "Stored bytes of one of the download's resources (never fetched).",
+        "tags": [
+          "downloads"
+        ],
+        "parameters": [
+          {
+            "name": "url",
+            "in": "query",
+            "required": true,
+            "description": "The upstream URL, as the export lists it.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "Range",
+            "in": "header",
+            "description": "One byte range (RFC 9110): `bytes=a-b`, `bytes=a-` or `bytes=-n`.",
+            "schema": {
+              "type": "string",
+              "examples": [
+                "bytes=0-1023"
+              ]
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The whole resource.",
+            "content": {
+              "application/octet-stream": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "206": {
+            "description": "The byte range asked for.",
+            "headers": {
+              "Content-Range": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
+            "content": {
+              "application/octet-stream": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download, or url= is not one of its resources.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "Not stored (whole in the range asked for).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "416": {
+            "description": "Not one byte range within the resource.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/variants": {
+      "get": {
+        "operationId": "variants",
+        "summary": "The variants and renditions of a multivariant playlist.",
+        "tags": [
+          "downloads"
+        ],
+        "parameters": [
+          {
+            "name": "url",
+            "in": "query",
+            "required": true,
+            "description": "The multivariant playlist, as for POST /api/downloads.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[ \\t]*(/|[hH][tT][tT][pP][sS]?://)"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The report.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VariantsReport"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "No url=, a URL eddy may not fetch, not an HLS playlist, or a media playlist.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "502": {
+            "description": "The origin failed (5xx, 429 or no answer).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "schemas": {
+      "Error": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "properties": {
+          "error": {
+            "type": "string",
+            "description": "One line."
+          }
+        },
+        "additionalProperties": false
+      },
+      "Health": {
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "const": "ok"
+          }
+        },
+        "additionalProperties": false
+      },
+      "Ready": {
+        "type": "object",
+        "required": [
+          "status",
+          "cache"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "const": "ready"
+          },
+          "cache": {
+            "type": "string",
+            "enum": [
+              "ok",
+              "unavailable"
+            ]
+          }
+        },
+        "additionalProperties": false
+      },
+      "Draining": {
+        "type": "object",
+        "required": [
+          "status"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "const": "draining"
+          }
+        },
+        "additionalProperties": false
+      },
+      "CacheWindow": {
+        "type": "object",
+        "required": [
+          "requests",
+          "hits",
+          "bytes_served",
+          "origin_bytes_saved",
+          "hit_ratio",
+          "byte_hit_ratio"
+        ],
+        "properties": {
+          "requests": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "hits": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_served": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "origin_bytes_saved": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Bytes the cache sent in the origin's place."
+          },
+          "hit_ratio": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          },
+          "byte_hit_ratio": {
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1
+          }
+        },
+        "additionalProperties": false
+      },
+      "CacheStats": {
+        "type": "object",
+        "required": [
+          "bytes",
+          "pinned_bytes",
+          "max_bytes",
+          "windows",
+          "series"
+        ],
+        "properties": {
+          "bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "pinned_bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "max_bytes": {
+            "type": "integer",
+            "description": "The cache's budget (--max-size)."
+          },
+          "windows": {
+            "type": "object",
+            "required": [
+              "5m",
+              "1h",
+              "24h"
+            ],
+            "properties": {
+              "5m": {
+                "$ref": "#/components/schemas/CacheWindow"
+              },
+              "1h": {
+                "$ref": "#/components/schemas/CacheWindow"
+              },
+              "24h": {
+                "$ref": "#/components/schemas/CacheWindow"
+              }
+            },
+            "additionalProperties": false
+          },
+          "series": {
+            "type": "array",
+            "description": "The last hour, minute by minute.",
+            "items": {
+              "type": "object",
+              "required": [
+                "time",
+                "requests",
+                "hits",
+                "bytes_served",
+                "bytes_from_cache"
+              ],
+              "properties": {
+                "time": {
+                  "type": "integer",
+                  "description": "The minute's start, Unix seconds."
+                },
+                "requests": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "hits": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes_served": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "bytes_from_cache": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              "additionalProperties": false
+            }
+          }
+        },
+        "additionalProperties": false
+      },
+      "Fill": {
+        "type": "object",
+        "required": [
+          "id",
+          "url",
+          "kind",
+          "start",
+          "cursor",
+          "bytes",
+          "rate",
+          "seconds",
+          "waiting"
+        ],
+        "properties": {
+          "id": {
+            "type": "integer"
+          },
+          "url": {
+            "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "discovery",
+              "revalidation",
+              "range"
+            ]
+          },
+          "start": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "end": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Exclusive; absent: to the end."
+          },
+          "cursor": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "rate": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Bytes per second since it started."
+          },
+          "seconds": {
+            "type": "number",
+            "minimum": 0
+          },
+          "waiting": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Responses and tickets waiting on it."
+          },
+          "priority": {
+            "type": "string",
+            "enum": [
+              "prefetch",
+              "download",
+              "playback"
+            ],
+            "description": "Absent when nobody wants it."
+          }
+        },
+        "additionalProperties": false
+      },
+      "Resource": {
+        "type": "object",
+        "required": [
+          "key",
+          "url",
+          "version",
+          "status",
+          "length",
+          "cached_bytes",
+          "complete",
+          "pinned",
+          "last_access",
+          "content_type"
+        ],
+        "properties": {
+          "key": {
+            "type": "string",
+            "description": "The cache key: the upstream URL (a varying response's variant follows a \\u0001)."
+          },
+          "url": {
+            "type": "string",
+            "description": "The upstream URL."
+          },
+          "version": {
+            "type": "integer"
+          },
+          "status": {
+            "type": "integer",
+            "description": "The origin's status (200, or a stored 404, 410...)."
+          },
+          "length": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0,
+            "description": "Full length in bytes; null when unknown."
+          },
+          "cached_bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "complete": {
+            "type": "boolean"
+          },
+          "pinned": {
+            "type": "boolean"
+          },
+          "last_access": {
+            "type": "integer",
+            "description": "Unix seconds of the last use."
+          },
+          "content_type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        },
+        "additionalProperties": false
+      },
+      "ResourceDetail": {
+        "type": "object",
+        "required": [
+          "key",
+          "url",
+          "version",
+          "status",
+          "length",
+          "cached_bytes",
+          "complete",
+          "pinned",
+          "last_access",
+          "content_type",
+          "ranges",
+          "holes"
+        ],
+        "properties": {
+          "key": {
+            "type": "string",
+            "description": "The cache key: the upstream URL (a varying response's variant follows a \\u0001)."
+          },
+          "url": {
+            "type": "string",
+            "description": "The upstream URL."
+          },
+          "version": {
+            "type": "integer"
+          },
+          "status": {
+            "type": "integer",
+            "description": "The origin's status (200, or a stored 404, 410...)."
+          },
+          "length": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0,
+            "description": "Full length in bytes; null when unknown."
+          },
+          "cached_bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "complete": {
+            "type": "boolean"
+          },
+          "pinned": {
+            "type": "boolean"
+          },
+          "last_access": {
+            "type": "integer",
+            "description": "Unix seconds of the last use."
+          },
+          "content_type": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "etag": {
+            "type": "string"
+          },
+          "ranges": {
+            "type": "array",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "minItems": 2,
+              "maxItems": 2,
+              "description": "Half-open byte range [start, end)."
+            },
+            "description": "Cached ranges."
+          },
+          "holes": {
+            "type": "array",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "minItems": 2,
+              "maxItems": 2,
+              "description": "Half-open byte range [start, end)."
+            },
+            "description": "Missing ranges up to the length (or the last cached byte)."
+          }
+        },
+        "additionalProperties": false
+      },
+      "ResourcePage": {
+        "type": "object",
+        "required": [
+          "resources",
+          "next_cursor"
+        ],
+        "properties": {
+          "resources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Resource"
+            }
+          },
+          "next_cursor": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Pass as cursor= for the next page; null on the last."
+          }
+        },
+        "additionalProperties": false
+      },
+      "MediaSelection": {
+        "type": "string",
+        "pattern": "[^ \\t]",
+        "description": "A language (`en` matches `en-US`), `name:NAME`, `char:UTI`, `channels:N`, `all` or `none`.",
+        "examples": [
+          "en",
+          "name:Commentary",
+          "channels:6"
+        ]
+      },
+      "DownloadSpec": {
+        "type": "object",
+        "required": [
+          "url"
+        ],
+        "properties": {
+          "url": {
+            "type": "string",
+            "pattern": "^[ \\t]*(/|[hH][tT][tT][pP][sS]?://)",
+            "description": "The asset's playlist: an origin URL eddy may fetch (`--origin`, `--allow-host`), an eddy URL, or an eddy path.",
+            "examples": [
+              "http://cdn.example.com/show/master.m3u8",
+              "/show/master.m3u8"
+            ]
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "variant": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest`.",
+            "examples": [
+              "height <= 720",
+              "lowest"
+            ]
+          },
+          "variant_index": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0,
+            "maximum": 9223372036854775807,
+            "description": "The variant at this index of the multivariant playlist."
+          },
+          "audio": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "$ref": "#/components/schemas/MediaSelection"
+            },
+            "description": "Audio renditions to take."
+          },
+          "subtitles": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "$ref": "#/components/schemas/MediaSelection"
+            },
+            "description": "Subtitle renditions to take."
+          },
+          "auxiliary": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "description": "Further configurations downloaded in addition.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "variant": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest`.",
+                  "examples": [
+                    "height <= 720",
+                    "lowest"
+                  ]
+                },
+                "variant_index": {
+                  "type": [
+                    "integer",
+                    "null"
+                  ],
+                  "minimum": 0,
+                  "maximum": 9223372036854775807,
+                  "description": "The variant at this index of the multivariant playlist."
+                },
+                "audio": {
+                  "type": [
+                    "array",
+                    "null"
+                  ],
+                  "items": {
+                    "$ref": "#/components/schemas/MediaSelection"
+                  },
+                  "description": "Audio renditions to take."
+                },
+                "subtitles": {
+                  "type": [
+                    "array",
+                    "null"
+                  ],
+                  "items": {
+                    "$ref": "#/components/schemas/MediaSelection"
+                  },
+                  "description": "Subtitle renditions to take."
+                }
+              }
+            }
+          },
+          "priority": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "normal",
+              "important",
+              null
+            ],
+            "description": "Keeping priority (default normal)."
+          },
+          "expires": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "When the download is released: a duration from creation (`90s`, `30m`, `12h`, `7d`, `2w`, bare seconds) or an RFC 3339 date.",
+            "anyOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "string",
+                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[0-9]{1,9}[sSmMhHdDwW]?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
+              },
+              {
+                "type": "string",
+                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
+              }
+            ],
+            "examples": [
+              "7d",
+              "2026-12-24"
+            ]
+          },
+          "duration": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Live or EVENT playlists: media time to record (`20s`, `30m`, `2h`, seconds); positive.",
+            "anyOf": [
+              {
+                "type": "null"
+              },
+              {
+                "type": "string",
+                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[1-9][0-9]{0,8}[sSmMhHdDwW]?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
+              }
+            ],
+            "examples": [
+              "2h"
+            ]
+          }
+        }
+      },
+      "DownloadPatch": {
+        "type": "object",
+        "description": "Renditions to add to the primary selection; at least one, in audio or subtitles.",
+        "properties": {
+          "audio": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "$ref": "#/components/schemas/MediaSelection"
+            }
+          },
+          "subtitles": {
+            "type": [
+              "array",
+              "null"
+            ],
+            "items": {
+              "$ref": "#/components/schemas/MediaSelection"
+            }
+          }
+        },
+        "anyOf": [
+          {
+            "required": [
+              "audio"
+            ],
+            "properties": {
+              "audio": {
+                "type": "array",
+                "minItems": 1
+              }
+            }
+          },
+          {
+            "required": [
+              "subtitles"
+            ],
+            "properties": {
+              "subtitles": {
+                "type": "array",
+                "minItems": 1
+              }
+            }
+          }
+        ]
+      },
+      "DownloadState": {
+        "type": "string",
+        "enum": [
+          "queued",
+          "running",
+          "paused",
+          "waiting-for-origin",
+          "waiting-for-space",
+          "completed",
+          "expired",
+          "failed",
+          "cancelled"
+        ]
+      },
+      "RecordingInfo": {
+        "type": "object",
+        "description": "A live or EVENT download's recording.",
+        "required": [
+          "active",
+          "ended",
+          "media_seconds",
+          "duration",
+          "missed_segments"
+        ],
+        "properties": {
+          "active": {
+            "type": "boolean",
+            "description": "Some live rendition is still recorded."
+          },
+          "ended": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "endlist",
+              "duration",
+              "stalled",
+              "segment-limit",
+              null
+            ]
+          },
+          "media_seconds": {
+            "type": "number",
+            "minimum": 0
+          },
+          "duration": {
+            "type": [
+              "number",
+              "null"
+            ],
+            "description": "The duration asked for, seconds."
+          },
+          "missed_segments": {
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        "additionalProperties": false
+      },
+      "RenditionProgress": {
+        "type": "object",
+        "required": [
+          "type",
+          "uri",
+          "language",
+          "name",
+          "group_id",
+          "variant_index",
+          "complete",
+          "segments_done",
+          "segments_total",
+          "bytes_done",
+          "bytes_expected",
+          "bytes_exact",
+          "media_seconds_done",
+          "media_seconds_total",
+          "loaded_time_ranges"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "video",
+              "audio",
+              "subtitles",
+              "closed-captions"
+            ]
+          },
+          "uri": {
+            "type": "string"
+          },
+          "language": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "name": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "group_id": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "variant_index": {
+            "type": [
+              "integer",
+              "null"
+            ]
+          },
+          "complete": {
+            "type": "boolean",
+            "description": "Every unit stored."
+          },
+          "segments_done": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "segments_total": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_done": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_expected": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_exact": {
+            "type": "boolean",
+            "description": "False while bytes_expected is estimated from bit rates."
+          },
+          "media_seconds_done": {
+            "type": "number",
+            "minimum": 0
+          },
+          "media_seconds_total": {
+            "type": "number",
+            "minimum": 0
+          },
+          "loaded_time_ranges": {
+            "type": "array",
+            "description": "Media time ranges stored whole, [start, end] seconds.",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "number"
+              },
+              "minItems": 2,
+              "maxItems": 2
+            }
+          }
+        },
+        "additionalProperties": false
+      },
+      "Download": {
+        "type": "object",
+        "required": [
+          "id",
+          "url",
+          "title",
+          "state",
+          "failure",
+          "reason",
+          "priority",
+          "expires_at",
+          "pinned_bytes",
+          "keys",
+          "created_at",
+          "completed_at",
+          "rate",
+          "eta_seconds",
+          "segments_done",
+          "segments_total",
+          "bytes_done",
+          "bytes_expected",
+          "bytes_exact",
+          "media_seconds_done",
+          "media_seconds_total",
+          "loaded_time_ranges",
+          "playable_offline",
+          "renditions"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "url": {
+            "type": "string"
+          },
+          "title": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "state": {
+            "$ref": "#/components/schemas/DownloadState"
+          },
+          "failure": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Which unit failed and why (state failed)."
+          },
+          "reason": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why it waits (state waiting-for-space)."
+          },
+          "priority": {
+            "type": "string",
+            "enum": [
+              "normal",
+              "important"
+            ]
+          },
+          "expires_at": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix seconds when it is released; null: never."
+          },
+          "pinned_bytes": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "keys": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "enum": [
+              "none",
+              "stored",
+              "drm, not downloadable",
+              null
+            ],
+            "description": "Null before the plan is made."
+          },
+          "recording": {
+            "$ref": "#/components/schemas/RecordingInfo"
+          },
+          "created_at": {
+            "type": "integer",
+            "description": "Unix seconds."
+          },
+          "completed_at": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix seconds."
+          },
+          "rate": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Bytes per second over the last seconds."
+          },
+          "eta_seconds": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "segments_done": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "segments_total": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_done": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_expected": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes_exact": {
+            "type": "boolean",
+            "description": "False while bytes_expected is estimated from bit rates."
+          },
+          "media_seconds_done": {
+            "type": "number",
+            "minimum": 0
+          },
+          "media_seconds_total": {
+            "type": "number",
+            "minimum": 0
+          },
+          "loaded_time_ranges": {
+            "type": "array",
+            "description": "Media time ranges stored whole, [start, end] seconds.",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "number"
+              },
+              "minItems": 2,
+              "maxItems": 2
+            }
+          },
+          "playable_offline": {
+            "type": "boolean",
+            "description": "A player could play it with the origin gone."
+          },
+          "renditions": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/RenditionProgress"
+            }
+          }
+        },
+        "additionalProperties": false
+      },
+      "DownloadRemoved": {
+        "type": "object",
+        "description": "A download deleted before: DELETE answers as the first time did.",
+        "required": [
+          "id",
+          "state"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "const": "cancelled"
+          }
+        },
+        "additionalProperties": false
+      },
+      "VariantsReport": {
+        "type": "object",
+        "required": [
+          "url",
+          "variants",
+          "renditions"
+        ],
+        "properties": {
+          "url": {
+            "type": "string"
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "index",
+                "uri",
+                "bandwidth",
+                "codecs",
+                "video_codecs",
+                "audio_codecs",
+                "size_exact"
+              ],
+              "properties": {
+                "index": {
+                  "type": "integer",
+                  "minimum": 0
+                },
+                "uri": {
+                  "type": "string"
+                },
+                "bandwidth": {
+                  "type": "integer"
+                },
+                "average_bandwidth": {
+                  "type": "integer"
+                },
+                "codecs": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "video_codecs": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "audio_codecs": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "resolution": {
+                  "type": "string",
+                  "description": "WIDTHxHEIGHT."
+                },
+                "frame_rate": {
+                  "type": "number"
+                },
+                "video_range": {
+                  "type": "string"
+                },
+                "hdcp_level": {
+                  "type": "string"
+                },
+                "audio": {
+                  "type": "string",
+                  "description": "Audio group id."
+                },
+                "subtitles": {
+                  "type": "string",
+                  "description": "Subtitles group id."
+                },
+                "closed_captions": {
+                  "type": "string"
+                },
+                "duration": {
+                  "type": "number",
+                  "description": "Seconds; absent when the media playlist could not be read."
+                },
+                "size": {
+                  "type": "integer",
+                  "description": "Bytes: exact from EXT-X-BYTERANGE, else bandwidth x duration."
+                },
+                "size_exact": {
+                  "type": "boolean"
+                }
+              },
+              "additionalProperties": false
+            }
+          },
+          "renditions": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "type",
+                "group_id",
+                "name",
+                "default",
+                "autoselect",
+                "forced",
+                "characteristics"
+              ],
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "AUDIO",
+                    "VIDEO",
+                    "SUBTITLES",
+                    "CLOSED-CAPTIONS"
+                  ]
+                },
+                "group_id": {
+                  "type": "string"
+                },
+                "language": {
+                  "type": "string"
+                },
+                "name": {
+                  "type": "string"
+                },
+                "default": {
+                  "type": "boolean"
+                },
+                "autoselect": {
+                  "type": "boolean"
+                },
+                "forced": {
+                  "type": "boolean"
+                },
+                "channels": {
+                  "type": "string"
+                },
+                "characteristics": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "uri": {
+                  "type": "string"
+                }
+              },
+              "additionalProperties": false
+            }
+          }
+        },
+        "additionalProperties": false
+      },
+      "DashboardSnapshot": {
+        "type": "object",
+        "description": "What /api/events sends each second.",
+        "required": [
+          "cache",
+          "downloads",
+          "resources",
+          "fills"
+        ],
+        "properties": {
+          "cache": {
+            "$ref": "#/components/schemas/CacheStats"
+          },
+          "downloads": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Download"
+            }
+          },
+          "resources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ResourceDetail"
+            },
+            "description": "The busiest: filling, then most recently used (8 at most)."
+          },
+          "fills": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Fill"
+            }
+          }
+        },
+        "additionalProperties": false
+      },
+      "ExportFile": {
+        "type": "object",
+        "required": [
+          "path"
+        ],
+        "properties": {
+          "path": {
+            "type": "string",
+            "description": "Relative to the export folder."
+          },
+          "text": {
+            "type": "string",
+            "description": "A playlist's text."
+          },
+          "url": {
+            "type": "string",
+            "description": "Data: the upstream URL, read from .../file?url=."
+          },
+          "length": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "ranges": {
+            "type": "array",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "minItems": 2,
+              "maxItems": 2,
+              "description": "Half-open byte range [start, end)."
+            },
+            "description": "Byte ranges the playlists use; absent: all of it."
+          },
+          "key": {
+            "type": "boolean",
+            "description": "A key (written with mode 0600)."
+          }
+        },
+        "additionalProperties": false
+      },
+      "Export": {
+        "type": "object",
+        "required": [
+          "id",
+          "files"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "files": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ExportFile"
+            },
+            "description": "The root playlist first."
+          }
+        },
+        "additionalProperties": false
+      },
+      "DownloadLog": {
+        "type": "object",
+        "required": [
+          "id",
+          "events"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "events": {
+            "type": "array",
+            "description": "The last 2,000 requests and errors.",
+            "items": {
+              "type": "object",
+              "additionalProperties": {
+                "type": "string"
+              }
+            }
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "responses": {
+      "Unauthorized": {
+        "description": "`admin_token` is set and the request does not carry it.",
+        "headers": {
+          "WWW-Authenticate": {
+            "schema": {
+              "type": "string"
+            },
+            "description": "`Bearer realm=\"eddy\"`."
+          }
+        },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      }
+    },
+    "securitySchemes": {
+      "adminToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "`admin_token` from the configuration; needed only when it is set."
+      }
+    }
+  }
+}
 
 """#),
     ]

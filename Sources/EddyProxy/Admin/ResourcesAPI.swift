@@ -34,7 +34,7 @@ final class ResourcesAPI {
             switch method {
             case "GET": list(request, query)
             case "DELETE": purge(request, prefix: query["prefix"])
-            default: AdminJSON.error(request, 405, "\(request.method) is not an operation on /api/resources")
+            default: AdminJSON.methodNotAllowed(request, allow: ["GET", "DELETE"])
             }
             return true
         }
@@ -61,7 +61,7 @@ final class ResourcesAPI {
             store.setPinned(r, action == "pin")
             if action == "unpin" { store.enforceLimit() } // it may be over the budget now
             AdminJSON.send(request, 200, ResourceInfo(r))
-        default: AdminJSON.error(request, 405, "\(request.method) is not an operation on a resource")
+        default: AdminJSON.methodNotAllowed(request, allow: action.isEmpty ? ["GET", "DELETE"] : ["POST"])
         }
         return true
     }

@@ -17,8 +17,15 @@ final class DownloadAPI {
     func handle(_ request: ServerRequest) -> Bool {
         let (path, query) = DownloadAPI.split(request.uri)
         let parts = path.split(separator: "/").map(String.init)
-        guard parts.first == "api", parts.count >= 2 else { return false }
-        switch (request.method, Array(parts.dropFirst())) {
+        guard parts.first == "api", parts.count >= 2, let allow = DownloadAPI.allowed(Array(parts.dropFirst())) else { return false }
+        // HEAD is GET without the body (AdminJSON leaves it out); not on a stream.
+        let isStream = parts.last == "events"
+        let method = request.method == "HEAD" && !isStream ? "GET" : request.method
+        guard allow.contains(method) else {
+            AdminJSON.methodNotAllowed(request, allow: allow, stream: isStream)
+            return true
+        }
+        switch (method, Array(parts.dropFirst())) {
         case ("POST", ["downloads"]): add(request)
         case ("GET", ["downloads"]): send(request, 200, engine.jobs.map { info($0) })
         case ("GET", ["variants"]): variants(request, query["url"])
@@ -52,11 +59,27 @@ final class DownloadAPI {
                 send(request, 200, info(job))
             case ("GET", ["log"]): send(request, 200, ["id": LogValue.text(job.id), "events": .events(job.log)])
             case ("GET", ["events"]): DownloadEvents(api: self, job: job, request: request).start()
-            default: error(request, 405, "\(method) \(path) is not an operation of a download")
+            default: error(request, 404, "no API endpoint \(request.method) \(path)")
             }
         default: error(request, 404, "no API endpoint \(request.method) \(path)")
         }
         return true
+    }
+
+    /// The methods each path of this API allows (GET implies HEAD); nil for paths it does not have.
+    static func allowed(_ parts: [String]) -> [String]? {
+        switch parts.count {
+        case 1 where parts[0] == "downloads": return ["GET", "POST"]
+        case 1 where parts[0] == "variants": return ["GET"]
+        case 2 where parts[0] == "downloads": return ["GET", "DELETE", "PATCH"]
+        case 3 where parts[0] == "downloads":
+            switch parts[2] {
+            case "pause", "resume": return ["POST"]
+            case "export", "file", "log", "events": return ["GET"]
+            default: return nil
+            }
+        default: return nil
+        }
     }
 
     private enum LogValue: Encodable {

@@ -24,8 +24,10 @@ struct DownloadFileResponder {
         var range = 0..<len
         var status = 200
         var h = HTTPHeaders()
-        if let value = request.headers["Range"] {
-            guard case let .bytes(specs)? = RangeHeader.parse(value), specs.count == 1, let span = specs[0].resolve(length: len) else {
+        // A Range eddy does not understand (another unit, bad syntax) is ignored: the whole file
+        // (RFC 9110 section 14.2).
+        if let value = request.headers["Range"], case let .bytes(specs)? = RangeHeader.parse(value) {
+            guard specs.count == 1, let span = specs[0].resolve(length: len) else {
                 return fail(416, "one byte range within 0-\(len - 1) is served")
             }
             range = span.range

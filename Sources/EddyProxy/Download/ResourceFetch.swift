@@ -61,11 +61,13 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         if let r = cache.lookup(key, now: coordinators.loop.wallClock()), r.meta.status != 0 {
             if r.isComplete {
                 if !revalidated, let revalidate, revalidate(r) { return startRevalidation(r) }
-                return finish(.stored(r))
+                return finishStored(r)
             }
-            if let len = r.meta.length, r.meta.ifRangeValidator != nil {
+            // Without a validator stored bytes can not be resumed (no If-Range), but a fill running
+            // on the resource now (the discovery that stored it) brings the whole body: wait for it.
+            if let len = r.meta.length, r.meta.ifRangeValidator != nil || !coordinators.of(r).fills.isEmpty {
                 let wanted = range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-                if wanted.isEmpty || r.confirmed.contains(wanted) { return finish(.stored(r)) }
+                if wanted.isEmpty || r.confirmed.contains(wanted) { return finishStored(r) }
                 ticket = coordinators.of(r).open(priority: .download, fetchOnly: true, range: wanted, fetch: context, consumer: self)
                 return
             }
@@ -166,7 +168,7 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             let r = ticket.resource
             ticket.close()
             self.ticket = nil
-            finish(.stored(r))
+            finishStored(r)
         case .newVersion:
             ticket.close()
             self.ticket = nil
@@ -181,6 +183,15 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             self.ticket = nil
             finish(.failed("the cache can not be written (full or failing disk)", status: nil))
         }
+    }
+
+    /// A stored response that is not a success (a 404 kept for `negative_ttl`, a cached error) is
+    /// the origin's refusal, not the bytes a download wants.
+    private func finishStored(_ r: CachedResource) {
+        guard (200..<300).contains(r.meta.status) else {
+            return finish(.failed("origin answered \(r.meta.status)", status: r.meta.status))
+        }
+        finish(.stored(r))
     }
 
     private func finish(_ outcome: Outcome) {

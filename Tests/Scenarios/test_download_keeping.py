@@ -292,3 +292,26 @@ def test_a_new_representation_at_the_origin_is_fetched_again_by_its_download(set
     assert origin_paths(fo)[path]["requests"] == 1, origin_paths(fo)
     r = e.get("/f" + path)
     assert sha(r.body) == sha(new)
+
+
+def test_a_segment_the_origin_does_not_have_fails_the_job_and_is_never_counted(setup, tmp_path):
+    """The origin answers 404 for one segment, a storable 404 (kept for negative_ttl): the job
+    must not count the error page as the segment. It retries (download_retries: 2) and fails,
+    naming the segment; the other segments are stored."""
+    from conftest import request
+    cfg = tmp_path / "retries.yaml"
+    cfg.write_text("download_retries: 2\n")
+    e, fo, d = setup("--config", str(cfg))
+    path = "/%s/v0/seg3.m4s" % ASSET
+    request(fo.port, "/_set?path=%s&fail=404" % path)
+    j = add(e, variant_index=0, audio=["fr"], subtitles=["none"])
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        status, j = api(e, "GET", "/api/downloads/" + j["id"])
+        if j["state"] in ("failed", "completed"):
+            break
+        time.sleep(0.1)
+    assert j["state"] == "failed" and "seg3.m4s" in j["failure"] and "404" in j["failure"], j
+    video = [r for r in j["renditions"] if r["type"] == "video"][0]
+    assert video["complete"] is False and video["segments_done"] == video["segments_total"] - 1, video
+    assert j["playable_offline"] is False

@@ -158,6 +158,14 @@ def test_bad_input_is_400_and_creates_nothing(origins, asset, eddy):
     assert api(eddy, "GET", "/api/downloads") == (200, [])
     assert api(eddy, "GET", "/api/variants?url=http://127.0.0.1:%d/small.bin" % fo.port)[0] == 400
     assert api(eddy, "GET", "/api/downloads/nope")[0] == 404
+    # A playlist the origin does not have: one request, 400 naming the origin's answer (nginx's
+    # 404 is not stored; the fault origin's is, for negative_ttl).
+    ng = origins[0]
+    for url, origin_requests in [("/n/nothing.m3u8", lambda: [x for x in ng.requests() if x[3] == "/nothing.m3u8"]),
+                                 ("/f/nothing.m3u8", lambda: [1] * fo.stats()["paths"].get("/nothing.m3u8", {}).get("requests", 0))]:
+        status, r = api(eddy, "POST", "/api/downloads", {"url": url})
+        assert status == 400 and "origin answered 404" in r["error"], r
+        assert len(origin_requests()) == 1, url
 
 
 # Golden selections: the request, then the asset's directories it must fetch, and nothing else.

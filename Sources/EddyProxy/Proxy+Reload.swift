@@ -5,11 +5,13 @@ import Glibc
 
 /// SIGHUP: the configuration is read again and what can change in a running eddy is applied on
 /// the loop thread, between two events: origins and allowed hosts (the routing every fetch and
-/// the upstream gate use), freshness and TTLs, client limits, `max_size` and the log level.
+/// the upstream gate use), freshness and TTLs, client limits, `max_size`, the log level,
+/// forwarded headers and trusted proxies, `max_variants`, `prefetch_segments` and `cache_keys`.
 /// Connections stay open, responses in flight go on with what they resolved, and the cache is
 /// kept. A configuration that does not parse or validate is refused whole, and the running one
-/// stays. Listen and admin addresses, the cache directory, the token and the logs change only
-/// with a restart (a warning names them).
+/// stays. Listen and admin addresses, the cache directory, the token, the logs, the memory tier,
+/// upstream connection settings, CONNECT and the download limits change only with a restart (a
+/// warning names them).
 extension Proxy {
     func reloadConfiguration() {
         guard let reloadConfig else {
@@ -31,6 +33,14 @@ extension Proxy {
             ("admin_token", new.adminToken == config.adminToken),
             ("access_log", new.accessLog == config.accessLog && new.accessLogFormat == config.accessLogFormat),
             ("log_format", new.logFormat == config.logFormat),
+            ("memory_cache", new.memoryCache == config.memoryCache),
+            ("max_upstream_per_host", new.maxUpstreamPerHost == config.maxUpstreamPerHost),
+            ("connect_timeout and stall_timeout", new.upstreamTimeouts.connect == config.upstreamTimeouts.connect
+                && new.upstreamTimeouts.stall == config.upstreamTimeouts.stall && new.upstreamTimeouts.caFile == config.upstreamTimeouts.caFile),
+            ("allow_connect and connect_ports", new.allowConnect == config.allowConnect && new.connectPorts == config.connectPorts
+                && new.connectIdleTimeout == config.connectIdleTimeout),
+            ("download_concurrency, max_parallel_downloads and download_retries", new.downloadConcurrency == config.downloadConcurrency
+                && new.maxParallelDownloads == config.maxParallelDownloads && new.downloadRetries == config.downloadRetries),
         ]
         for (name, same) in fixed where !same {
             logger.warning("\(name) changes only with a restart; the running value stays")
@@ -39,15 +49,23 @@ extension Proxy {
         curl.gate = routing.resolver.gate
         services.freshness = new.freshness
         coordinators.targetedFields = new.freshness.targetedFields
+        services.forwardClientAddress = new.forwardedHeaders
+        services.trustedProxies = Set(new.trustedProxies)
+        coordinators.maxVariants = new.maxVariants
+        playlists.prefetchSegments = new.prefetchSegments
         server.limits = new.limits
         adminServer?.limits = new.limits
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize
             store.enforceLimit()
         }
+        // What changes only with a restart keeps its running value in `config` (read elsewhere).
         var applied = new
         (applied.listenHost, applied.listenPort, applied.cacheDir, applied.admin) = (config.listenHost, config.listenPort, config.cacheDir, config.admin)
         (applied.adminToken, applied.accessLog, applied.accessLogFormat, applied.logFormat) = (config.adminToken, config.accessLog, config.accessLogFormat, config.logFormat)
+        (applied.memoryCache, applied.maxUpstreamPerHost, applied.upstreamTimeouts) = (config.memoryCache, config.maxUpstreamPerHost, config.upstreamTimeouts)
+        (applied.allowConnect, applied.connectPorts, applied.connectIdleTimeout) = (config.allowConnect, config.connectPorts, config.connectIdleTimeout)
+        (applied.downloadConcurrency, applied.maxParallelDownloads, applied.downloadRetries) = (config.downloadConcurrency, config.maxParallelDownloads, config.downloadRetries)
         config = applied
         reloaded?(applied)
         logger.info("configuration reloaded", metadata: [

@@ -20,7 +20,8 @@ final class Playlists {
     let logger: Logger
     let loop: EventLoop
     /// Segments fetched ahead of the one asked for (0 turns prefetch off).
-    let prefetchSegments: Int
+    /// Segments fetched ahead of a player (`prefetch_segments`; a reload changes it).
+    var prefetchSegments: Int
     /// False when the cache directory is unusable: nothing is prefetched then.
     var cacheAvailable = true
 

@@ -203,6 +203,16 @@ def test_admin_off_loopback_needs_a_token_and_checks_it(origins, tmp_path):
         assert api(e, "GET", "/api/cache", {"Authorization": "Bearer wrong"})[0] == 401
         assert api(e, "GET", "/api/cache", {"Authorization": "Bearer s3cret-token"})[0] == 200
         assert api(e, "GET", "/healthz")[0] == 200, "probes carry no token"
+        assert request(e.admin, "/").status == 200, "the page is open; it asks for the token (#token=)"
+        assert request(e.admin, "/api/events").status == 401
+        import http.client
+        c = http.client.HTTPConnection("127.0.0.1", e.admin, timeout=10)
+        c.request("GET", "/api/events", headers={"Authorization": "Bearer s3cret-token"})
+        r = c.getresponse()
+        assert r.status == 200 and r.getheader("Content-Type") == "text/event-stream"
+        first = r.readline() + r.readline()
+        assert first.startswith(b"event: snapshot\n") and b'"cache"' in first, first[:200]
+        c.close()
         code, _, err = cli(e, "cache", "stats")
         assert code == 1 and "401" in err
         code, out, err = cli(e, "cache", "stats", env={"EDDY_ADMIN_TOKEN": "s3cret-token"})

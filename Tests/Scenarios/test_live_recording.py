@@ -201,3 +201,19 @@ def test_a_recording_survives_kill_9_and_marks_what_it_missed(live):
     for n in names:
         r = e.get("/f/live/v/" + n)
         assert r.status == 200 and sha(r.body) == sha(open(os.path.join(d, "v", n), "rb").read()), n
+
+
+def test_a_recording_that_would_not_fit_waits_for_space(live):
+    """40 s to record at the variant's 300 kb/s is about 1.5 MB: under --max-size 400K the job
+    waits for space with its reason before pinning more than the limit allows."""
+    e, fo, d, w = live(("--max-size", "400K"), window=None)
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8", "duration": "40s"})
+    assert status == 201, j
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        status, j = api(e, "GET", "/api/downloads/" + j["id"])
+        if j["state"] == "waiting-for-space":
+            break
+        time.sleep(0.1)
+    assert j["state"] == "waiting-for-space" and "needs" in j["reason"], j
+    assert e.metrics()["eddy_cache_pinned_bytes"] <= 400 * 1024

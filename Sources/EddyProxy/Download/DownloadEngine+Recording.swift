@@ -145,6 +145,15 @@ extension DownloadEngine {
                                                          "reason": "\(h.ended!.rawValue)", "seconds": "\(h.mediaSeconds)", "missed": "\(h.missed)"])
         }
         replan(job)
+        // What the reload added must fit beside the pins like any plan: a recording without
+        // `duration` is measured here, reload by reload, and waits (missing what the live window
+        // drops meanwhile) rather than pin more than `--max-size`.
+        if job.state == .running, let why = spaceShortfall(job) {
+            perform(job.machine.noSpace(why), job)
+            save(job)
+            changed(job)
+            return schedule()
+        }
         save(job)
         changed(job)
         pump(job)

@@ -16,7 +16,7 @@ extension DownloadEngine {
         guard budget > 0 else { return nil }
         func left(_ j: DownloadJob) -> Int {
             let p = j.progress().0
-            return max(0, p.bytesExpected - p.bytesDone)
+            return max(0, p.bytesExpected - p.bytesDone) + recordingAhead(j)
         }
         let need = left(job)
         guard need > 0 else { return nil }
@@ -26,6 +26,24 @@ extension DownloadEngine {
         let mib = { (n: Int) in String(format: "%.1f MiB", Double(n) / 1_048_576) }
         return "needs \(mib(need)) more, and \(mib(max(0, free))) of max-size \(mib(budget)) is free beside " +
             "the pinned downloads; waiting for one to be deleted or to expire"
+    }
+
+    /// Bytes a job's live recordings will still add before their `duration` is reached: the media
+    /// seconds left times each rendition's bytes per media second so far (or its peak BANDWIDTH).
+    /// A recording without `duration` runs until the origin ends it: nothing is reserved for it,
+    /// and it is measured again at each reload instead (see `reloaded`).
+    func recordingAhead(_ job: DownloadJob) -> Int {
+        guard job.isRecording, let plan = job.plan else { return 0 }
+        let per = job.progress().1
+        var total = 0.0
+        for (i, r) in plan.renditions.enumerated() {
+            guard let rec = job.recordings[r.url], !rec.hasEnded, let limit = rec.header.limit else { continue }
+            let seconds = max(0, limit - rec.header.mediaSeconds)
+            let rate = i < per.count && per[i].mediaSecondsDone > 0 ? Double(per[i].bytesDone) / per[i].mediaSecondsDone
+                : Double(r.bandwidth ?? 0) / 8
+            total += seconds * rate
+        }
+        return Int(min(total, Double(Int.max / 2)))
     }
 
     /// Something was unpinned: jobs waiting for space are measured again, most important first.

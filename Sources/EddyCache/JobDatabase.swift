@@ -9,6 +9,7 @@ public final class JobDatabase {
     private let delete: SQLiteConnection.Statement
     private let deleteRecorded: SQLiteConnection.Statement
     private let insertRecorded: SQLiteConnection.Statement
+    private let deleteSegment: SQLiteConnection.Statement
 
     /// Opens or creates the database at `path`.
     public init(path: String) throws {
@@ -22,6 +23,7 @@ public final class JobDatabase {
         try connection.exec("CREATE TABLE IF NOT EXISTS recorded (job TEXT NOT NULL, rendition TEXT NOT NULL, sequence INTEGER NOT NULL, segment TEXT NOT NULL, PRIMARY KEY (job, rendition, sequence))")
         insertRecorded = try connection.prepare("INSERT OR REPLACE INTO recorded (job, rendition, sequence, segment) VALUES (?, ?, ?, ?)")
         deleteRecorded = try connection.prepare("DELETE FROM recorded WHERE job = ?")
+        deleteSegment = try connection.prepare("DELETE FROM recorded WHERE job = ? AND rendition = ? AND sequence = ?")
     }
 
     /// Writes a job's record.
@@ -61,6 +63,15 @@ public final class JobDatabase {
             try? connection.exec("ROLLBACK")
             throw error
         }
+    }
+
+    /// Forgets one recorded segment (the origin no longer had it).
+    public func forget(job: String, rendition: String, sequence: Int) throws {
+        deleteSegment.reset()
+        deleteSegment.bind(1, job)
+        deleteSegment.bind(2, rendition)
+        deleteSegment.bind(3, sequence)
+        _ = try deleteSegment.step()
     }
 
     /// A job's recorded segments, by rendition, in sequence order.

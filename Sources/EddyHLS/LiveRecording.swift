@@ -33,12 +33,17 @@ public struct LiveRecording: Sendable, Equatable {
         public var limit: Double?
         public var mediaSeconds = 0.0
         public var ended: End?
+        /// A segment at the end was dropped (`drop`): the next one recorded starts after a gap.
+        public var gapAtEnd: Bool?
 
         public init(limit: Double? = nil) { self.limit = limit }
     }
 
     public private(set) var header: Header
     public private(set) var segments: [RecordedSegment]
+    /// The first Media Sequence Number of the last reload: segments before it are gone from the
+    /// live window (nil until a reload in this run).
+    public private(set) var windowStart: Int?
 
     public init(limit: Double? = nil) {
         header = Header(limit: limit)
@@ -70,6 +75,7 @@ public struct LiveRecording: Sendable, Equatable {
         guard header.ended == nil else { return [] }
         let reload = LiveRecording.read(playlist)
         guard !reload.multivariant else { return [] }
+        if let first = reload.segments.first?.sequence { windowStart = first }
         header.targetDuration = max(header.targetDuration, reload.targetDuration)
         if let v = reload.version { header.version = max(header.version ?? 0, v) }
         header.independentSegments = header.independentSegments || reload.independentSegments
@@ -77,6 +83,10 @@ public struct LiveRecording: Sendable, Equatable {
         if let next = header.nextSequence, let first = fresh.first, first.sequence > next {
             header.missed += first.sequence - next
             fresh[0].missedBefore = true
+        }
+        if header.gapAtEnd == true, !fresh.isEmpty {
+            fresh[0].missedBefore = true
+            header.gapAtEnd = nil
         }
         var added: [RecordedSegment] = []
         for s in fresh {
@@ -95,6 +105,19 @@ public struct LiveRecording: Sendable, Equatable {
         }
         if reload.endList && header.ended == nil { header.ended = .endList }
         return added
+    }
+
+    /// Forgets the segment `sequence`: the origin no longer has it (it left the live window before
+    /// it could be fetched). It counts as missed, and a discontinuity is written where it was.
+    /// False when it is not recorded.
+    @discardableResult
+    public mutating func drop(sequence: Int) -> Bool {
+        guard let i = segments.firstIndex(where: { $0.sequence == sequence }) else { return false }
+        let gone = segments.remove(at: i)
+        header.missed += 1
+        header.mediaSeconds = max(0, header.mediaSeconds - gone.duration)
+        if i < segments.count { segments[i].missedBefore = true } else { header.gapAtEnd = true }
+        return true
     }
 
     /// Stops the recording (the origin stalled); what it has is kept.

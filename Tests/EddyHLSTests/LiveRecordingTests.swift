@@ -59,6 +59,28 @@ final class LiveRecordingTests: XCTestCase {
         XCTAssertEqual(MediaPlaylist(r.text).segments.last?.keyURI, "k2")
     }
 
+    func test_aSegmentGoneFromTheOrigin_isDroppedAndMarkedAsAGap() {
+        var r = LiveRecording()
+        r.merge(window(0, 3))
+        XCTAssertEqual(r.windowStart, 0)
+        r.merge(window(2, 3))
+        XCTAssertEqual(r.windowStart, 2)
+        XCTAssertTrue(r.drop(sequence: 1))
+        XCTAssertFalse(r.drop(sequence: 1), "once")
+        XCTAssertEqual(r.header.missed, 1)
+        XCTAssertEqual(r.header.mediaSeconds, 8, accuracy: 0.001)
+        let lines = r.text.split(separator: "\n")
+        XCTAssertFalse(lines.contains("seg1.m4s"))
+        let i = lines.firstIndex(of: "seg2.m4s")!
+        XCTAssertTrue(lines[..<i].suffix(4).contains("#EXT-X-DISCONTINUITY"))
+        // The last one dropped: the next recorded segment carries the gap.
+        XCTAssertTrue(r.drop(sequence: 4))
+        r.merge(window(4, 3))
+        XCTAssertEqual(r.segments.map(\.sequence), [0, 2, 3, 5, 6])
+        XCTAssertTrue(r.segments[3].missedBefore)
+        XCTAssertEqual(MediaPlaylist(r.text).segments.count, 5)
+    }
+
     func test_aDurationEndsTheRecording_withTheSegmentThatCrossesIt() {
         var r = LiveRecording(limit: 5)
         XCTAssertEqual(r.merge(window(0, 2)).count, 2)
@@ -89,7 +111,9 @@ final class LiveRecordingTests: XCTestCase {
         var r = LiveRecording(limit: 100)
         r.merge(window(0, 3))
         var back = LiveRecording(header: r.header, segments: r.segments.reversed())
-        XCTAssertEqual(back, r, "segments are put back in order")
+        XCTAssertEqual(back.segments, r.segments, "segments are put back in order")
+        XCTAssertEqual(back.header, r.header)
+        XCTAssertNil(back.windowStart, "the window is known again at the next reload")
         XCTAssertEqual(back.merge(window(2, 3)).map(\.sequence), [3, 4])
         let data = try! JSONEncoder().encode(r.segments[0])
         XCTAssertEqual(try! JSONDecoder().decode(RecordedSegment.self, from: data), r.segments[0])

@@ -36,9 +36,9 @@ class LiveWriter(threading.Thread):
     2 s; a sliding window of `window` segments (None: an EVENT playlist keeping them all); and
     EXT-X-ENDLIST once `end_at` segments are out (None: never)."""
 
-    def __init__(self, d, start_with=3, window=3, end_at=None):
+    def __init__(self, d, start_with=3, window=3, end_at=None, delete_old=False):
         super().__init__(daemon=True)
-        self.d, self.window, self.end_at = d, window, end_at
+        self.d, self.window, self.end_at, self.delete_old = d, window, end_at, delete_old
         self.available = start_with
         self.stopped = threading.Event()
         self.source = {sub: self.entries(sub) for sub in ("v", "a")}
@@ -71,6 +71,14 @@ class LiveWriter(threading.Thread):
                 return
             self.available += 1
             self.publish()
+            if self.delete_old:
+                # As ffmpeg's delete_segments does: what left the window is gone (kept aside here).
+                for sub in ("v", "a"):
+                    for n in range(0, max(0, self.available - self.window - 1)):
+                        p = os.path.join(self.d, sub, "seg%d.m4s" % n)
+                        if os.path.exists(p):
+                            os.makedirs(os.path.join(self.d, "gone", sub), exist_ok=True)
+                            os.replace(p, os.path.join(self.d, "gone", sub, "seg%d.m4s" % n))
 
     def stop(self):
         self.stopped.set()
@@ -217,3 +225,36 @@ def test_a_recording_that_would_not_fit_waits_for_space(live):
         time.sleep(0.1)
     assert j["state"] == "waiting-for-space" and "needs" in j["reason"], j
     assert e.metrics()["eddy_cache_pinned_bytes"] <= 400 * 1024
+
+
+def test_a_segment_gone_from_the_origin_before_it_was_fetched_is_a_marked_gap(live):
+    """The origin deletes what leaves its window (delete_segments), and refuses one segment (503)
+    until it is gone: the job does not fail over it. The recording drops it, counts it missed,
+    marks the gap, and completes at ENDLIST; offline, players read the rest."""
+    from conftest import request
+    e, fo, d, w = live(end_at=10, delete_old=True)
+    request(fo.port, "/_set?path=/live/v/seg4.m4s&fail=503")
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8"})
+    assert status == 201, j
+    # seg4 is out at 6 s and deleted from the origin by about 12 s; then the origin says 404.
+    time.sleep(13)
+    request(fo.port, "/_set?path=/live/v/seg4.m4s&fail=")
+    j = wait_done(e, j["id"], timeout=60)
+    assert j["recording"]["ended"] == "endlist" and j["recording"]["missed_segments"] == 1, j["recording"]
+    log = api(e, "GET", "/api/downloads/%s/log" % j["id"])[1]["events"]
+    assert [ev["uri"] for ev in log if ev["event"] == "missed"] == ["seg4.m4s"], log
+    video = [r for r in j["renditions"] if r["type"] == "video"][0]
+    assert video["complete"] is True and video["segments_total"] == 9 and video["segments_done"] == 9, video
+    w.stop()
+    fo.stop()
+    time.sleep(1.5)
+    r = e.get("/f/live/v/index.m3u8")
+    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline"
+    text = r.body.decode()
+    names = [u.rsplit("/", 1)[1] for u in recorded_segments(text)]
+    assert names == ["seg%d.m4s" % i for i in range(10) if i != 4], names
+    assert text.count("#EXT-X-DISCONTINUITY\n") == 1
+    url = "http://127.0.0.1:%d/f/live/master.m3u8" % e.port
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr

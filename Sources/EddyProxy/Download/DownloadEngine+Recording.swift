@@ -161,6 +161,34 @@ extension DownloadEngine {
         keepRecording(job, after: wait)
     }
 
+    /// A live segment the origin answers 404 or 410 for once its playlist's window has moved past
+    /// it is gone for good: the recording drops it (counted in `missed_segments`, a discontinuity
+    /// where it was) and the unit is settled, instead of failing the job over a segment nobody
+    /// can have. True when that is what happened.
+    func dropGoneLiveSegment(_ job: DownloadJob, _ i: Int, status: Int?) -> Bool {
+        guard status == 404 || status == 410, let plan = job.plan, plan.units[i].kind == .segment,
+              let r = plan.units[i].rendition, plan.units[i].range == nil else { return false }
+        let url = plan.renditions[r].url
+        guard var rec = job.recordings[url], let windowStart = rec.windowStart,
+              let seg = rec.segments.first(where: { $0.lines.last == plan.units[i].name }), seg.sequence < windowStart else { return false }
+        rec.drop(sequence: seg.sequence)
+        job.recordings[url] = rec
+        do { try database?.forget(job: job.id, rendition: url.description, sequence: seg.sequence) } catch {
+            logger.error("cannot save a live recording", metadata: ["id": "\(job.id)", "error": "\(error)"])
+        }
+        job.unitDone[i] = true
+        job.unitBytes[i] = 0
+        job.unitNotBefore[i] = nil
+        job.dropped.insert(i)
+        replan(job) // the renditions' totals, from the recording as it is now
+        job.record(["event": "missed", "kind": "segment", "uri": plan.units[i].name, "status": "\(status ?? 0)"])
+        logger.warning("a live segment left the origin before it was fetched; the recording marks the gap",
+                       metadata: ["id": "\(job.id)", "uri": "\(plan.units[i].name)"])
+        save(job)
+        changed(job)
+        return true
+    }
+
     /// The plan again with the recordings as they are now; planned units keep their state.
     private func replan(_ job: DownloadJob) {
         guard let inputs = job.planInputs else { return }

@@ -258,6 +258,7 @@ extension DownloadEngine {
 
     private func unitFailed(_ job: DownloadJob, _ i: Int, reason: String, status: Int?, retryAfter: Double? = nil, ms: Int) {
         guard let unit = job.plan?.units[i] else { return }
+        if dropGoneLiveSegment(job, i, status: status) { return pump(job) }
         job.unitFailures[i] += 1
         job.window.answered(status)
         job.cursor = min(job.cursor, i)

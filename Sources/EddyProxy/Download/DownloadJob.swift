@@ -24,6 +24,9 @@ final class DownloadJob {
     var unitDone: [Bool] = []
     var unitBytes: [Int] = []
     var unitFailures: [Int] = []
+    /// Units settled without bytes: live segments gone from the origin (see `dropGoneLiveSegment`);
+    /// progress leaves them out.
+    var dropped = Set<Int>()
     /// Units being fetched, by index.
     var inFlight: [Int: ResourceFetch] = [:]
     /// Units that failed, by index, and when each may be asked for again (monotonic seconds):
@@ -101,6 +104,7 @@ final class DownloadJob {
         unitBytes = Array(repeating: 0, count: p.units.count)
         unitFailures = Array(repeating: 0, count: p.units.count)
         unitNotBefore = [:]
+        dropped = []
         cursor = 0
         planStale = false
         for i in p.units.indices {
@@ -147,10 +151,10 @@ final class DownloadJob {
         // Bytes per media second seen so far per rendition, for estimates without a bit rate.
         var seenBytes = Array(repeating: 0, count: plan.renditions.count)
         var seenSeconds = Array(repeating: 0.0, count: plan.renditions.count)
-        for (i, u) in plan.units.enumerated() where unitDone[i] && u.kind == .segment {
+        for (i, u) in plan.units.enumerated() where unitDone[i] && u.kind == .segment && !dropped.contains(i) {
             if let r = u.rendition { seenBytes[r] += unitBytes[i]; seenSeconds[r] += u.duration }
         }
-        for (i, u) in plan.units.enumerated() {
+        for (i, u) in plan.units.enumerated() where !dropped.contains(i) {
             var done = 0, expected = 0, exact = true
             if unitDone[i] {
                 done = unitBytes[i]; expected = done

@@ -111,6 +111,18 @@ def recorded_segments(text):
     return [l for l in text.splitlines() if l and not l.startswith("#")]
 
 
+def offline_video_playlist(e, w, fo):
+    """Stops the writer and the origin; then the video playlist eddy serves offline, and its
+    segment names."""
+    w.stop()
+    fo.stop()
+    time.sleep(1.5)  # everything stored is stale: eddy asks the stopped origin first
+    r = e.get("/f/live/v/index.m3u8")
+    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline"
+    text = r.body.decode()
+    return text, [u.rsplit("/", 1)[1] for u in recorded_segments(text)]
+
+
 def check_offline_vod(e, d, count):
     """With the origin stopped: both media playlists are the whole recording as VOD, every
     segment is served byte-exact, and players read the master."""
@@ -192,13 +204,7 @@ def test_a_recording_survives_kill_9_and_marks_what_it_missed(live):
     j = wait_done(e, job, timeout=60)
     rec = j["recording"]
     assert rec["ended"] == "endlist" and rec["missed_segments"] >= 1, rec
-    w.stop()
-    fo.stop()
-    time.sleep(1.5)
-    r = e.get("/f/live/v/index.m3u8")
-    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline"
-    text = r.body.decode()
-    names = [u.rsplit("/", 1)[1] for u in recorded_segments(text)]
+    text, names = offline_video_playlist(e, w, fo)
     numbers = [int(n[3:-4]) for n in names]
     assert numbers[0] == 0 and numbers[-1] == 13 and numbers == sorted(numbers), names
     # missed_segments counts both renditions, which miss the same segments.
@@ -245,13 +251,7 @@ def test_a_segment_gone_from_the_origin_before_it_was_fetched_is_a_marked_gap(li
     assert [ev["uri"] for ev in log if ev["event"] == "missed"] == ["seg4.m4s"], log
     video = [r for r in j["renditions"] if r["type"] == "video"][0]
     assert video["complete"] is True and video["segments_total"] == 9 and video["segments_done"] == 9, video
-    w.stop()
-    fo.stop()
-    time.sleep(1.5)
-    r = e.get("/f/live/v/index.m3u8")
-    assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline"
-    text = r.body.decode()
-    names = [u.rsplit("/", 1)[1] for u in recorded_segments(text)]
+    text, names = offline_video_playlist(e, w, fo)
     assert names == ["seg%d.m4s" % i for i in range(10) if i != 4], names
     assert text.count("#EXT-X-DISCONTINUITY\n") == 1
     url = "http://127.0.0.1:%d/f/live/master.m3u8" % e.port

@@ -24,6 +24,8 @@ public final class JobDatabase {
         insertRecorded = try connection.prepare("INSERT OR REPLACE INTO recorded (job, rendition, sequence, segment) VALUES (?, ?, ?, ?)")
         deleteRecorded = try connection.prepare("DELETE FROM recorded WHERE job = ?")
         deleteSegment = try connection.prepare("DELETE FROM recorded WHERE job = ? AND rendition = ? AND sequence = ?")
+        // Ids of deleted jobs, so that deleting again answers as the first time, also after a restart.
+        try connection.exec("CREATE TABLE IF NOT EXISTS removed (id TEXT PRIMARY KEY, at INTEGER NOT NULL)")
     }
 
     /// Writes a job's record.
@@ -43,6 +45,25 @@ public final class JobDatabase {
         deleteRecorded.reset()
         deleteRecorded.bind(1, id)
         _ = try deleteRecorded.step()
+    }
+
+    /// Remembers that job `id` was deleted at `at`, keeping the latest `keep` ids.
+    public func remember(removed id: String, at: Int, keep: Int = 1000) throws {
+        let q = try connection.prepare("INSERT OR REPLACE INTO removed (id, at) VALUES (?, ?)")
+        q.bind(1, id)
+        q.bind(2, at)
+        _ = try q.step()
+        let prune = try connection.prepare("DELETE FROM removed WHERE id NOT IN (SELECT id FROM removed ORDER BY at DESC, id LIMIT ?)")
+        prune.bind(1, keep)
+        _ = try prune.step()
+    }
+
+    /// Ids of deleted jobs, oldest first.
+    public func removed() throws -> [String] {
+        let q = try connection.prepare("SELECT id FROM removed ORDER BY at, id")
+        var out: [String] = []
+        while try q.step() { if let id = q.string(0) { out.append(id) } }
+        return out
     }
 
     /// Adds segments of a job's live recording of `rendition` (each `(sequence, record)`), in one transaction.

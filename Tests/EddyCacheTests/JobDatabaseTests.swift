@@ -21,6 +21,18 @@ import Testing
         #expect(rows.map(\.record) == ["{}", "{\"n\":2}"])
     }
 
+    @Test func removedIdsAreKeptAcrossReopeningAndPruned() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("downloads.db").path
+        do {
+            let db = try JobDatabase(path: path)
+            for (i, id) in ["a", "b", "c", "d"].enumerated() { try db.remember(removed: id, at: 100 + i, keep: 3) }
+        }
+        #expect(try JobDatabase(path: path).removed() == ["b", "c", "d"])
+    }
+
     @Test func recordedSegmentsAppendReadBackInOrderAndGoWithTheirJob() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -103,6 +103,12 @@ def test_rm_gives_back_the_space_and_is_idempotent(setup):
     status, again = api(e, "DELETE", "/api/downloads/" + j["id"])
     assert status == 200 and again["state"] == "cancelled", again
     assert api(e, "GET", "/api/downloads/" + j["id"])[0] == 404
+    # Also after a restart (ids of deleted jobs are kept with the jobs).
+    e.stop()
+    e.start()
+    status, again = api(e, "DELETE", "/api/downloads/" + j["id"])
+    assert status == 200 and again["state"] == "cancelled", again
+    assert api(e, "DELETE", "/api/downloads/never-was")[0] == 404
     # The files are gone from the disk too (removed at the index's next commit).
     deadline = time.time() + 5
     while time.time() < deadline and sum(len(ns) for _, _, ns in os.walk(data)) > 0:

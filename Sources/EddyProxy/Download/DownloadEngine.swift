@@ -31,7 +31,8 @@ final class DownloadEngine {
     let database: JobDatabase?
     /// Jobs in creation order.
     private(set) var jobs: [DownloadJob] = []
-    /// Ids removed in this run (the last 1,000), so that a repeated DELETE answers as the first.
+    /// Ids removed (the last 1,000, kept in the job database across restarts), so that a repeated
+    /// DELETE answers as the first.
     private(set) var removedIDs: [String] = []
     /// eddy's own listen address: URLs naming it are eddy URLs, resolved like a request-target.
     let selfAuthority: (host: String, port: Int)
@@ -126,6 +127,7 @@ final class DownloadEngine {
             if let headers = r.recordings { restoreRecordings(job, headers) }
             jobs.append(job)
         }
+        removedIDs = (try? database.removed()) ?? []
         if !jobs.isEmpty { logger.info("download jobs restored", metadata: ["count": "\(jobs.count)"]) }
         kick.schedule(after: 0)
     }
@@ -238,6 +240,9 @@ final class DownloadEngine {
         jobs.removeAll { $0 === job }
         removedIDs.append(job.id)
         if removedIDs.count > 1000 { removedIDs.removeFirst() }
+        do { try database?.remember(removed: job.id, at: loop.wallClock()) } catch {
+            logger.error("cannot save a deleted download's id", metadata: ["id": "\(job.id)", "error": "\(error)"])
+        }
         try? database?.remove(id: job.id)
         release(job, delete: true)
         changed(job)

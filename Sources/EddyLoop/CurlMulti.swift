@@ -108,12 +108,20 @@ public final class CurlMulti {
     /// Ends transfers that have waited longer than their connect timeout without their request going
     /// out. curl queues transfers beyond CURLMOPT_MAX_HOST_CONNECTIONS without a time limit, so
     /// transfers stuck on a slow origin would otherwise hold every later request to it (measured:
-    /// 94 to 197 s). Runs from a timer, never inside a curl callback.
+    /// 94 to 197 s). A busy origin is not a stuck one, though: while its connections turn over (a
+    /// transfer to it got its head or ended within the connect timeout), a queued transfer waits
+    /// on, up to three connect timeouts (a burst of 1,000 clients queued cold requests for 12 s
+    /// behind working connections, and got 504s). Runs from a timer, never inside a curl callback.
     private func expireQueued() {
         guard !transfers.isEmpty else { return }
         let now = EventLoop.monotonic()
+        // One entry per origin; the forward form can name many: forget the quiet ones.
+        if lastTurnover.count > 1024 { lastTurnover = lastTurnover.filter { now - $0.value < 60 } }
         var expired: [UpstreamTransfer] = []
         for (_, t) in transfers where t.startedAt > 0 && !t.hasHead && now - t.startedAt > t.connectTimeout && !t.requestSent {
+            let waited = now - t.startedAt
+            let turning = lastTurnover[CurlMulti.hostKey(t)].map { now - $0 <= t.connectTimeout } ?? false
+            if turning && waited <= 3 * t.connectTimeout { continue }
             expired.append(t)
         }
         for t in expired where transfers.removeValue(forKey: t.easy) != nil {
@@ -164,11 +172,23 @@ public final class CurlMulti {
         event_add(w.event, nil)
     }
 
+    /// When a transfer to each origin (host and port) last got its head or ended: its connections
+    /// turn over, so transfers queued for one are waiting on a busy origin, not a stuck one.
+    private var lastTurnover: [String: Double] = [:]
+
+    static func hostKey(_ t: UpstreamTransfer) -> String { "\(t.request.url.host):\(t.request.url.port)" }
+
+    /// A transfer got its head or ended.
+    func noteTurnover(_ t: UpstreamTransfer) {
+        lastTurnover[CurlMulti.hostKey(t)] = EventLoop.monotonic()
+    }
+
     private func drainMessages() {
         var left: Int32 = 0
         while let msg = curl_multi_info_read(multi, &left) {
             guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
             let code = msg.pointee.data.result
+            if code == CURLE_OK, let t = transfers[easy] { noteTurnover(t) }
             transfers[easy]?.willRemove(code: code)
             curl_multi_remove_handle(multi, easy)
             if let t = transfers.removeValue(forKey: easy) { t.finished(code: code) }

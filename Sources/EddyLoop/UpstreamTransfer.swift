@@ -267,6 +267,7 @@ public final class UpstreamTransfer {
                     return false
                 }
                 if let seconds = newConnectionSeconds { multi.onConnected?(seconds) }
+                multi.noteTurnover(self)
                 return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
             }
             return true

@@ -100,14 +100,14 @@ public final class Proxy {
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
                                                    retries: config.downloadRetries)
             let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, routing: routing, settings: settings,
-                                        database: database, selfAuthority: (config.listenHost, config.listenPort), logger: logger)
+                                        database: database, selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort), logger: logger)
             downloads = DownloadAPI(engine: engine)
             store.addListener(DownloadCacheWatcher(engine: engine))
             services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
             services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
         }
         resourcesAPI = ResourcesAPI(store: store, coordinators: coordinators, routing: routing,
-                                    selfAuthority: (config.listenHost, config.listenPort))
+                                    selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort))
         if let admin = config.admin {
             // Anyone who can reach the admin listener can purge the cache and start downloads.
             if !AdminAccess.isLoopback(host: admin.host) && (config.adminToken ?? "").isEmpty {

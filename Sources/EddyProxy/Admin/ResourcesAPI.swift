@@ -15,9 +15,9 @@ final class ResourcesAPI {
     let routing: Routing
     /// The routes as they are now (a reload replaces them).
     var resolver: TargetResolver { routing.resolver }
-    private let selfAuthority: (host: String, port: Int)
+    private let selfAuthority: SelfAuthority
 
-    init(store: CacheStore, coordinators: Coordinators, routing: Routing, selfAuthority: (String, Int)) {
+    init(store: CacheStore, coordinators: Coordinators, routing: Routing, selfAuthority: SelfAuthority) {
         self.store = store
         self.coordinators = coordinators
         self.routing = routing
@@ -93,24 +93,16 @@ final class ResourcesAPI {
     /// Removes `r` and the variants stored under its URL; responses reading it end cleanly (the
     /// coordinator's drop wakes them; an open file stays readable until they close it).
     private func remove(_ r: CachedResource) -> Int {
-        var n = 0
-        for v in store.variants(of: r.key) {
-            if let vr = store.peek(v.key), !vr.pinned { drop(vr); n += 1 }
-        }
-        drop(r)
-        return n + 1
-    }
-
-    private func drop(_ r: CachedResource) {
-        if r.attachment != nil { coordinators.of(r).drop() } else { store.remove(r) }
+        let variants = coordinators.storedResponses(for: r.key, now: coordinators.loop.wallClock()).filter { $0 !== r && !$0.pinned }
+        for v in variants + [r] { coordinators.of(v).drop() }
+        return variants.count + 1
     }
 
     /// The resource under `text`: a cache key, or an eddy URL or path resolved like a request.
     private func find(_ text: String) -> CachedResource? {
         if let r = store.peek(text) { return r }
         var t = text
-        if let u = UpstreamURL.parse(Substring(t)), u.port == selfAuthority.port,
-           u.host == selfAuthority.host || u.host == "localhost" { t = u.pathAndQuery }
+        if let u = UpstreamURL.parse(Substring(t)), selfAuthority.names(u) { t = u.pathAndQuery }
         guard t.hasPrefix("/"), case let .upstream(url, _, _) = resolver.resolve(t) else { return nil }
         return store.peek(url.description)
     }

@@ -70,6 +70,15 @@ final class Coordinators {
                            asked: asked, startedBy: startedBy)
     }
 
+    /// Creates the revalidation of stored `r` (counted in `eddy_revalidations_total`) and makes it
+    /// the one its coordinator's later requests join; the caller adds its waiters and begins it.
+    func startRevalidation(of r: CachedResource, fetch: FetchContext, asked: RangeResponseCheck.Asked?) -> FillSession {
+        metrics.revalidations += 1
+        let fill = startFill(kind: .revalidation, fetch: fetch, resource: r, asked: asked)
+        of(r).revalidation = fill
+        return fill
+    }
+
     /// True when confirmed bytes have reached the cache's budget.
     var isOverBudget: Bool { store.maxSize > 0 && store.totalBytes >= store.budget }
 

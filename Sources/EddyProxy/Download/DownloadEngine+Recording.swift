@@ -50,11 +50,10 @@ extension DownloadEngine {
 
     /// A live playlist heard from more than half its target duration ago: players would not be
     /// served it without asking the origin, and a plan must not start from it either.
-    func isStaleLivePlaylist(_ r: CachedResource) -> Bool {
-        let c = coordinators.of(r)
-        if c.hlsKind == nil, let p = playlists.readPlaylist(r) { c.hlsKind = p.kind }
-        guard case let .live(target)? = c.hlsKind else { return false }
-        return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: c.playlistFetchedAt, now: EventLoop.monotonic())
+    func isStaleLivePlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        guard case let .live(target)? = playlists.kind(of: r, url: url) else { return false }
+        return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: coordinators.of(r).playlistFetchedAt,
+                                             now: EventLoop.monotonic())
     }
 
     /// Seconds until the next reload: the target duration after a change, half of it after none

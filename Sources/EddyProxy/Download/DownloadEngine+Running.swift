@@ -59,7 +59,7 @@ extension DownloadEngine {
         let revalidate: ((CachedResource) -> Bool)?
         switch refresh {
         case .never: revalidate = nil
-        case .staleLive: revalidate = { [unowned self] in isStaleLivePlaylist($0) }
+        case .staleLive: revalidate = { [unowned self] in isStaleLivePlaylist($0, url: url) }
         case .always: revalidate = { _ in true }
         }
         let f = ResourceFetch(coordinators: coordinators, url: url, checkAddress: checkAddress, revalidate: revalidate) { [weak self, weak job] outcome in

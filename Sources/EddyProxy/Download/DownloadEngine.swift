@@ -35,7 +35,7 @@ final class DownloadEngine {
     /// DELETE answers as the first.
     private(set) var removedIDs: [String] = []
     /// eddy's own listen address: URLs naming it are eddy URLs, resolved like a request-target.
-    let selfAuthority: (host: String, port: Int)
+    let selfAuthority: SelfAuthority
     /// Called when a job changes (state, a unit stored); the SSE streams listen here.
     private var observers: [Int: (DownloadJob) -> Void] = [:]
     private var nextObserver = 1
@@ -46,7 +46,7 @@ final class DownloadEngine {
     let locale = ProcessInfo.processInfo.environment["LANG"]
 
     init(coordinators: Coordinators, playlists: Playlists, routing: Routing, settings: Settings,
-         database: JobDatabase?, selfAuthority: (String, Int), logger: Logger) {
+         database: JobDatabase?, selfAuthority: SelfAuthority, logger: Logger) {
         self.coordinators = coordinators
         self.playlists = playlists
         self.routing = routing
@@ -151,8 +151,7 @@ final class DownloadEngine {
     func target(for text: String) -> Result<(UpstreamURL, Bool), DownloadInputError> {
         var t = String(text.trimmingOWS())
         if let u = UpstreamURL.parse(Substring(t)) {
-            let isSelf = u.port == selfAuthority.port && (u.host == selfAuthority.host || (u.host == "localhost" && selfAuthority.host == "127.0.0.1"))
-            if !isSelf {
+            if !selfAuthority.names(u) {
                 // An origin URL: on a mapped origin or admitted by --allow-host (the gate's rule).
                 switch resolver.gate.check(u) {
                 case let .allow(checkAddress): return .success((u, checkAddress))

@@ -105,9 +105,7 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             pending.addHeadWaiter(self)
             return
         }
-        let f = coordinators.startFill(kind: .revalidation, fetch: context, resource: r,
-                                       asked: .span(first: 0, last: CacheStore.blocks.lastByte(ofBlockHolding: 0)))
-        c.revalidation = f
+        let f = coordinators.startRevalidation(of: r, fetch: context, asked: .span(first: 0, last: CacheStore.blocks.lastByte(ofBlockHolding: 0)))
         f.owner = self
         f.addHeadWaiter(self)
         fill = f

@@ -88,10 +88,7 @@ final class CacheExchange {
         key = resolved
         if let r = stored {
             hold(r)
-            let c = coordinators.of(r)
-            if c.hlsKind == nil, services.playlists.isPlaylist(r, url: url), let p = services.playlists.readPlaylist(r) {
-                c.hlsKind = p.kind // known before the freshness check below needs it
-            }
+            _ = services.playlists.kind(of: r, url: url) // known before the freshness check below needs it
         }
         let c = stored.map { coordinators.of($0) }
         let fresh = stored.map { services.isFresh($0, now: now) } ?? false
@@ -113,11 +110,8 @@ final class CacheExchange {
         case .joinDiscovery:
             coalesce(on: coordinators.discovering[key])
         case .revalidate:
-            guard let r = stored, let c else { return }
-            services.metrics.revalidations += 1
-            let reval = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
-            c.revalidation = reval
-            start(reval)
+            guard let r = stored else { return }
+            start(coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r)))
         case .discover:
             let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
             coordinators.discovering[key] = fill
@@ -130,10 +124,7 @@ final class CacheExchange {
     func revalidateInBackground(_ r: CachedResource) {
         let c = coordinators.of(r)
         guard c.revalidation == nil, services.cache.lookup(key, now: services.loop.wallClock()) === r else { return }
-        services.metrics.revalidations += 1
-        let fill = coordinators.startFill(kind: .revalidation, fetch: fetchContext, resource: r, asked: firstBlockAsked(r))
-        c.revalidation = fill
-        fill.begin()
+        coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r)).begin()
     }
 
     /// Waits for the head of a fill another response started.

@@ -41,6 +41,14 @@ final class Playlists {
 
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
+    /// The kind of the stored playlist `r` (nil when it is not one), read once per coordinator and
+    /// kept there for the live-playlist freshness rule.
+    func kind(of r: CachedResource, url: UpstreamURL) -> PlaylistKind? {
+        let c = coordinators.of(r)
+        if c.hlsKind == nil, isPlaylist(r, url: url), let p = readPlaylist(r) { c.hlsKind = p.kind }
+        return c.hlsKind
+    }
+
     func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
         let coordinator = coordinators.of(r)
         if let c = coordinator.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }

@@ -1,0 +1,13 @@
+import EddyCore
+
+/// eddy's own listen address: where the admin API is given a URL (a download's, a resource's), one
+/// naming this listener is an eddy URL, resolved like a request-target; any other is an origin's.
+struct SelfAuthority {
+    let host: String
+    let port: Int
+
+    /// True when `u` names this listener (`localhost` too when it listens on 127.0.0.1).
+    func names(_ u: UpstreamURL) -> Bool {
+        u.port == port && (u.host == host || (u.host == "localhost" && host == "127.0.0.1"))
+    }
+}

@@ -26,23 +26,38 @@ extension Proxy {
         do { new = try reloadConfig() } catch {
             return logger.error("configuration reload refused; the running configuration stays", metadata: ["error": "\(error)"])
         }
-        let fixed: [(String, Bool)] = [
-            ("listen", new.listenHost == config.listenHost && new.listenPort == config.listenPort),
-            ("cache_dir", new.cacheDir == config.cacheDir),
-            ("admin", new.admin?.host == config.admin?.host && new.admin?.port == config.admin?.port),
-            ("admin_token", new.adminToken == config.adminToken),
-            ("access_log", new.accessLog == config.accessLog && new.accessLogFormat == config.accessLogFormat),
-            ("log_format", new.logFormat == config.logFormat),
-            ("memory_cache", new.memoryCache == config.memoryCache),
-            ("max_upstream_per_host", new.maxUpstreamPerHost == config.maxUpstreamPerHost),
-            ("connect_timeout and stall_timeout", new.upstreamTimeouts.connect == config.upstreamTimeouts.connect
-                && new.upstreamTimeouts.stall == config.upstreamTimeouts.stall && new.upstreamTimeouts.caFile == config.upstreamTimeouts.caFile),
-            ("allow_connect and connect_ports", new.allowConnect == config.allowConnect && new.connectPorts == config.connectPorts
-                && new.connectIdleTimeout == config.connectIdleTimeout),
-            ("download_concurrency, max_parallel_downloads and download_retries", new.downloadConcurrency == config.downloadConcurrency
-                && new.maxParallelDownloads == config.maxParallelDownloads && new.downloadRetries == config.downloadRetries),
-        ]
-        for (name, same) in fixed where !same {
+        // What changes only with a restart keeps its running value (in `config`, read elsewhere), and
+        // a warning names it: one list, compared and kept in one step.
+        var applied = new
+        var restartOnly: [String] = []
+        func keep<T: Equatable>(_ name: String, _ field: WritableKeyPath<ProxyConfig, T>) {
+            guard applied[keyPath: field] != config[keyPath: field] else { return }
+            if !restartOnly.contains(name) { restartOnly.append(name) }
+            applied[keyPath: field] = config[keyPath: field]
+        }
+        keep("listen", \.listenHost)
+        keep("listen", \.listenPort)
+        keep("cache_dir", \.cacheDir)
+        if new.admin?.host != config.admin?.host || new.admin?.port != config.admin?.port {
+            restartOnly.append("admin")
+            applied.admin = config.admin
+        }
+        keep("admin_token", \.adminToken)
+        keep("access_log", \.accessLog)
+        keep("access_log", \.accessLogFormat)
+        keep("log_format", \.logFormat)
+        keep("memory_cache", \.memoryCache)
+        keep("max_upstream_per_host", \.maxUpstreamPerHost)
+        keep("connect_timeout, stall_timeout and ca_file", \.upstreamTimeouts.connect)
+        keep("connect_timeout, stall_timeout and ca_file", \.upstreamTimeouts.stall)
+        keep("connect_timeout, stall_timeout and ca_file", \.upstreamTimeouts.caFile)
+        keep("allow_connect and connect_ports", \.allowConnect)
+        keep("allow_connect and connect_ports", \.connectPorts)
+        keep("allow_connect and connect_ports", \.connectIdleTimeout)
+        keep("download_concurrency, max_parallel_downloads and download_retries", \.downloadConcurrency)
+        keep("download_concurrency, max_parallel_downloads and download_retries", \.maxParallelDownloads)
+        keep("download_concurrency, max_parallel_downloads and download_retries", \.downloadRetries)
+        for name in restartOnly {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
@@ -59,13 +74,6 @@ extension Proxy {
             store.maxSize = new.maxSize
             store.enforceLimit()
         }
-        // What changes only with a restart keeps its running value in `config` (read elsewhere).
-        var applied = new
-        (applied.listenHost, applied.listenPort, applied.cacheDir, applied.admin) = (config.listenHost, config.listenPort, config.cacheDir, config.admin)
-        (applied.adminToken, applied.accessLog, applied.accessLogFormat, applied.logFormat) = (config.adminToken, config.accessLog, config.accessLogFormat, config.logFormat)
-        (applied.memoryCache, applied.maxUpstreamPerHost, applied.upstreamTimeouts) = (config.memoryCache, config.maxUpstreamPerHost, config.upstreamTimeouts)
-        (applied.allowConnect, applied.connectPorts, applied.connectIdleTimeout) = (config.allowConnect, config.connectPorts, config.connectIdleTimeout)
-        (applied.downloadConcurrency, applied.maxParallelDownloads, applied.downloadRetries) = (config.downloadConcurrency, config.maxParallelDownloads, config.downloadRetries)
         config = applied
         reloaded?(applied)
         logger.info("configuration reloaded", metadata: [

@@ -15,8 +15,8 @@ extension DownloadEngine {
         let budget = cache.budget
         guard budget > 0 else { return nil }
         func left(_ j: DownloadJob) -> Int {
-            let p = j.progress().0
-            return max(0, p.bytesExpected - p.bytesDone) + recordingAhead(j)
+            let (total, per) = j.progress() // once: it walks every unit
+            return max(0, total.bytesExpected - total.bytesDone) + recordingAhead(j, per: per)
         }
         let need = left(job)
         guard need > 0 else { return nil }
@@ -29,12 +29,12 @@ extension DownloadEngine {
     }
 
     /// Bytes a job's live recordings will still add before their `duration` is reached: the media
-    /// seconds left times each rendition's bytes per media second so far (or its peak BANDWIDTH).
+    /// seconds left times each rendition's bytes per media second so far (`per`, the job's progress
+    /// per rendition) or its peak BANDWIDTH.
     /// A recording without `duration` runs until the origin ends it: nothing is reserved for it,
     /// and it is measured again at each reload instead (see `reloaded`).
-    func recordingAhead(_ job: DownloadJob) -> Int {
+    func recordingAhead(_ job: DownloadJob, per: [DownloadProgress]) -> Int {
         guard job.isRecording, let plan = job.plan else { return 0 }
-        let per = job.progress().1
         var total = 0.0
         for (i, r) in plan.renditions.enumerated() {
             guard let rec = job.recordings[r.url], !rec.hasEnded, let limit = rec.header.limit else { continue }

@@ -3,11 +3,16 @@ import Foundation
 import Testing
 
 @Suite struct JobDatabaseTests {
-    @Test func savesUpdatesRemovesAndReopens() throws {
+    /// A fresh directory and the database path in it; the caller removes the directory.
+    static func scratch() throws -> (URL, String) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return (dir, dir.appendingPathComponent("downloads.db").path)
+    }
+
+    @Test func savesUpdatesRemovesAndReopens() throws {
+        let (dir, path) = try JobDatabaseTests.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("downloads.db").path
         do {
             let db = try JobDatabase(path: path)
             try db.save(id: "b", created: 2, record: "{\"n\":1}")
@@ -22,10 +27,8 @@ import Testing
     }
 
     @Test func removedIdsAreKeptAcrossReopeningAndPruned() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (dir, path) = try JobDatabaseTests.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("downloads.db").path
         do {
             let db = try JobDatabase(path: path)
             for (i, id) in ["a", "b", "c", "d"].enumerated() { try db.remember(removed: id, at: 100 + i, keep: 3) }
@@ -34,10 +37,8 @@ import Testing
     }
 
     @Test func recordedSegmentsAppendReadBackInOrderAndGoWithTheirJob() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jobdb-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (dir, path) = try JobDatabaseTests.scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("downloads.db").path
         do {
             let db = try JobDatabase(path: path)
             try db.save(id: "j", created: 1, record: "{}")

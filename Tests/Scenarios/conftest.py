@@ -42,6 +42,31 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
+def stream_in_background(port, path):
+    """GETs `path` on a thread that reads the body as it arrives (a long response a test acts
+    during); returns the thread and a dict that gets status, bytes and sha when the body ends."""
+    import http.client, threading
+    got = {}
+
+    def run():
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        c.request("GET", path)
+        r = c.getresponse()
+        h, n = hashlib.sha256(), 0
+        while True:
+            chunk = r.read(1 << 16)
+            if not chunk:
+                break
+            h.update(chunk)
+            n += len(chunk)
+        got.update(status=r.status, bytes=n, sha=h.hexdigest())
+        c.close()
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, got
+
+
 def make_file(path, size, seed):
     rnd = random.Random(seed)
     with open(path, "wb") as f:

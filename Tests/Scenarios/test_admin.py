@@ -2,7 +2,7 @@
 status), fills in flight, health and readiness, and access control of the admin listener."""
 import json, os, subprocess, threading, time
 import pytest
-from conftest import EDDY, Eddy, make_file, request, sha
+from conftest import EDDY, Eddy, make_file, request, sha, stream_in_background
 
 
 def cli(e, *args, env=None):
@@ -226,29 +226,12 @@ def test_admin_off_loopback_needs_a_token_and_checks_it(origins, tmp_path):
 def test_a_purge_while_a_player_streams_leaves_that_body_whole(eddy, origins):
     """20 MiB through nginx's 5 MB/s location; a purge a second in: the player's body is whole and
     byte-exact, and the next request is a miss."""
-    import hashlib, http.client, urllib.parse
+    import urllib.parse
     ng, fo, data = origins
-    got = {}
-
-    def stream():
-        c = http.client.HTTPConnection("127.0.0.1", eddy.port, timeout=60)
-        c.request("GET", "/n/slow/medium.bin")
-        r = c.getresponse()
-        h, n = hashlib.sha256(), 0
-        while True:
-            b = r.read(1 << 16)
-            if not b:
-                break
-            h.update(b)
-            n += len(b)
-        got.update(status=r.status, n=n, sha=h.hexdigest())
-        c.close()
-
-    t = threading.Thread(target=stream, daemon=True)
-    t.start()
+    t, got = stream_in_background(eddy.port, "/n/slow/medium.bin")
     time.sleep(1.5)
     key = urllib.parse.quote(upstream(eddy, "/slow/medium.bin"), safe="")
     assert api(eddy, "DELETE", "/api/resources/" + key) == (200, {"purged": 1})
     t.join(30)
-    assert got == {"status": 200, "n": len(data["medium.bin"]), "sha": sha(data["medium.bin"])}, got
+    assert got == {"status": 200, "bytes": len(data["medium.bin"]), "sha": sha(data["medium.bin"])}, got
     assert "fwd=uri-miss" in eddy.get("/n/slow/medium.bin", headers={"Range": "bytes=0-9"}).h("Cache-Status")

@@ -1,7 +1,7 @@
 """Reloading the configuration (issue 14): SIGHUP switches an origin mapping while a long
 response streams on, byte-exact; a bad configuration is refused and the running one stays."""
-import hashlib, http.client, os, signal, subprocess, threading, time
-from conftest import EDDY, free_port, request, sha, stop_process, wait_port
+import os, signal, subprocess, time
+from conftest import EDDY, free_port, request, sha, stop_process, stream_in_background, wait_port
 
 
 def config(path, origins, extra=""):
@@ -21,24 +21,7 @@ def test_sighup_switches_an_origin_while_a_long_response_streams(origins, tmp_pa
     try:
         wait_port(port, proc)
         # A long response: 20 MiB through nginx's 5 MB/s location, read as it arrives.
-        got = {}
-
-        def stream():
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            c.request("GET", "/m/slow/medium.bin")
-            r = c.getresponse()
-            h, n = hashlib.sha256(), 0
-            while True:
-                chunk = r.read(1 << 16)
-                if not chunk:
-                    break
-                h.update(chunk)
-                n += len(chunk)
-            got.update(status=r.status, sha=h.hexdigest(), bytes=n)
-            c.close()
-
-        t = threading.Thread(target=stream, daemon=True)
-        t.start()
+        t, got = stream_in_background(port, "/m/slow/medium.bin")
         time.sleep(1)
         assert request(port, "/x/small.bin").status == 404, "no /x/ route yet"
         config(cfg, [("/m/", fault), ("/x/", nginx)], "max_size: 1G\nlog_level: warning\n")

@@ -35,7 +35,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "eddy", dependencies: [
-            "EddyProxy", "EddyCore", "EddyCache", "EddyHLS",
+            "EddyProxy", "EddyCore", "EddyCache", "EddyHLS", "EddyLoop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyCore"]),
+        .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "CLibevent"]),
     ],
     swiftLanguageModes: [.v5]
 )

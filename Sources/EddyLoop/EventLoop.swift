@@ -5,13 +5,19 @@ import Glibc
 ///
 /// Everything created from a loop (server, timers, curl driver, cache store) is confined to the
 /// thread that calls `run()`; nothing here is thread-safe, by design, so the hot path takes no locks.
+/// Other threads reach a loop only through its `LoopMailbox`.
 public final class EventLoop {
+    /// libevent's locking and cross-thread wake-ups (`event_active` from another thread) work only
+    /// for bases created after `evthread_use_pthreads`, so every base is created after this ran.
+    private static let threading: Void = { _ = evthread_use_pthreads() }()
+
     /// The underlying `struct event_base *`.
     public let base: OpaquePointer
 
     /// Creates a base. Ignores SIGPIPE process-wide (evbuffer writes with writev without MSG_NOSIGNAL)
     /// and SIGXFSZ.
     public init() {
+        _ = EventLoop.threading
         signal(SIGPIPE, SIG_IGN)
         // A file size limit (RLIMIT_FSIZE) must fail the write with EFBIG, not kill the process.
         signal(SIGXFSZ, SIG_IGN)
@@ -38,6 +44,9 @@ public final class EventLoop {
 
     /// Runs until `stop()` or until no events remain.
     public func run() { event_base_dispatch(base) }
+
+    /// Runs until `stop()`, also while nothing is pending: a worker loop waits for its mailbox.
+    public func runUntilStopped() { event_base_loop(base, EVLOOP_NO_EXIT_ON_EMPTY) }
 
     /// Makes `run()` return after the current callbacks.
     public func stop() { event_base_loopbreak(base) }

@@ -22,8 +22,12 @@ public final class HTTPServer {
     public var limits: HTTPServerLimits {
         didSet { applyLimits() }
     }
+    /// Replies still being written: streamed ones, and ended ones whose bytes are still queued.
+    public var repliesInFlight: Int { activeRequests.count + sending.count }
     /// Open client connections, including those that have not sent a request yet.
     public var openConnections: Int { connections.count }
+    /// Requests accepted (handed to `handler` or refused here), for the per-loop counts.
+    public internal(set) var requestsAccepted = 0
     /// Connections closed because their request headers took longer than `limits.headerTimeout`.
     public internal(set) var headerTimeouts = 0
     /// Idle connections closed to make room when accept ran out of descriptors.
@@ -39,12 +43,18 @@ public final class HTTPServer {
     private var listener: OpaquePointer?
     private var sweepTimer: LoopTimer!
     var acceptPause: LoopTimer!
-    /// Servers by their evhttp, for C callbacks that carry libevent's own argument. Loop thread only.
-    nonisolated(unsafe) private static var byHTTP: [OpaquePointer: Unmanaged<HTTPServer>] = [:]
+    /// Servers by their evhttp, for C callbacks that carry libevent's own argument. Shared by the
+    /// worker loops' servers, hence the lock (taken per connection, not per request).
+    private static let byHTTP = Locked<[UInt: Unmanaged<HTTPServer>]>([:])
+    private static func registered(_ http: OpaquePointer) -> HTTPServer? {
+        byHTTP.withLock { $0[UInt(bitPattern: UnsafeRawPointer(http))] }?.takeUnretainedValue()
+    }
     /// The server that owns an evhttp connection.
     static func server(of evcon: OpaquePointer) -> HTTPServer? {
-        evhttp_connection_get_server(evcon).flatMap { byHTTP[$0]?.takeUnretainedValue() }
+        evhttp_connection_get_server(evcon).flatMap { registered($0) }
     }
+    /// The port actually bound (differs from the one asked for when that was 0).
+    public private(set) var boundPort = 0
 
     private func applyLimits() {
         evhttp_set_max_headers_size(http, limits.maxHeaderBytes)
@@ -53,7 +63,11 @@ public final class HTTPServer {
     }
 
     /// Binds `host:port` (IPv4 or IPv6 literal or name) and starts accepting on `loop`.
-    public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits) throws {
+    /// `sharedPort`: the listener sets SO_REUSEPORT, so that each worker loop binds a listener of
+    /// its own on the same port and the kernel spreads new connections over them (no accept
+    /// thundering herd, no hand-off between threads). Off for a single loop, so that a second
+    /// eddy started on a port in use fails instead of silently taking half its connections.
+    public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits, sharedPort: Bool = false) throws {
         guard let h = evhttp_new(loop.base) else { throw HTTPServerError(description: "evhttp_new failed") }
         http = h
         self.limits = limits
@@ -73,18 +87,22 @@ public final class HTTPServer {
         evhttp_set_bevcb(h, { base, arg in
             Unmanaged<HTTPServer>.fromOpaque(arg!).takeUnretainedValue().makeBufferevent(base: base)
         }, me)
-        guard let bound = evhttp_bind_socket_with_handle(h, host, UInt16(port)) else {
+        let bound = sharedPort ? HTTPServer.bindShared(h, loop: loop, host: host, port: port)
+                               : evhttp_bind_socket_with_handle(h, host, UInt16(port))
+        guard let bound else {
+            let why = String(cString: strerror(errno))
             evhttp_free(h)
-            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(String(cString: strerror(errno)))")
+            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(why)")
         }
         listener = bound
-        HTTPServer.byHTTP[h] = Unmanaged.passUnretained(self)
+        boundPort = HTTPServer.localPort(evhttp_bound_socket_get_fd(bound)) ?? port
+        HTTPServer.byHTTP.withLock { $0[UInt(bitPattern: UnsafeRawPointer(h))] = Unmanaged.passUnretained(self) }
         if let lev = evhttp_bound_socket_get_listener(bound) {
             // libevent passes evhttp's own argument (the evhttp) to the error callback.
             evconnlistener_set_error_cb(lev) { lev, arg in
                 let err = errno
-                guard let lev, let arg, let server = HTTPServer.byHTTP[OpaquePointer(arg)] else { return }
-                server.takeUnretainedValue().acceptFailed(errno: err, listener: lev)
+                guard let lev, let arg, let server = HTTPServer.registered(OpaquePointer(arg)) else { return }
+                server.acceptFailed(errno: err, listener: lev)
             }
         }
         reserveFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
@@ -96,12 +114,13 @@ public final class HTTPServer {
     }
 
     deinit {
-        HTTPServer.byHTTP[http] = nil
+        HTTPServer.byHTTP.withLock { $0[UInt(bitPattern: UnsafeRawPointer(http))] = nil }
         evhttp_free(http)
         if reserveFD >= 0 { close(reserveFD) }
     }
 
     private func accept(_ raw: OpaquePointer) {
+        requestsAccepted += 1
         let request = ServerRequest(raw: raw, server: self)
         if evhttp_request_get_response_code(raw) == 413 {
             // evhttp stopped reading a body over the limit and hands the request over to be answered.

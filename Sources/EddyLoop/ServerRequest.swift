@@ -8,7 +8,7 @@ import Glibc
 /// Content-Length, then `writeFile`/`write` add body bytes and `onDrained` fires when the connection's
 /// output buffer falls under its low watermark, then `end`. File bytes are added as file segments to
 /// the connection's own output buffer, so libevent sends them with sendfile (zero-copy).
-public final class ServerRequest {
+public final class ServerRequest: ClientRequest {
     let raw: OpaquePointer
     unowned let server: HTTPServer
     /// The method as sent (`GET`, `HEAD`, ...).
@@ -100,7 +100,9 @@ public final class ServerRequest {
         return out
     }
 
-    private func releaseSegment() {
+    /// Drops the file segment; the next `writeFile` makes one for its descriptor (a remote
+    /// request's descriptor copy changed, and its number may be reused by another file).
+    func releaseSegment() {
         if let segment { evbuffer_file_segment_free(segment) }
         segment = nil
     }
@@ -189,10 +191,8 @@ public final class ServerRequest {
 
     /// Sends a short plain-text error: one line saying why.
     public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders = HTTPHeaders(), close: Bool = false) {
-        var h = extra
-        h.set("Content-Type", "text/plain; charset=utf-8")
-        if close { h.set("Connection", "close") }
-        send(status: status, headers: h, body: Array("\(status) \(ReasonPhrase.of(status)): \(reason)\n".utf8))
+        let (h, body) = ServerRequest.errorReply(status, reason, extra: extra, close: close)
+        send(status: status, headers: h, body: body)
     }
 
     /// Sends the head of a streamed response. Put `Content-Length` in `headers` whenever it is known:
@@ -261,15 +261,6 @@ public final class ServerRequest {
         guard pread(fd, &last, 1, off_t(offset + length - 1)) == 1 else { return }
         bodyBytesSent += length
         withUnsafeBytes(of: &last) { chunk(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Relays bytes from a source that can be paused (an upstream transfer): queues them unless more
-    /// than `highWater` bytes wait already. false means "not taken"; the source must pause and offer
-    /// the same bytes again after `onDrained` (curl redelivers paused data, so nothing is written twice).
-    public func relay(_ bytes: UnsafeRawBufferPointer, highWater: Int) -> Bool {
-        if queuedBytes > highWater { return false }
-        write(bytes)
-        return true
     }
 
     /// Queues bytes (copied) and arms `onDrained`.

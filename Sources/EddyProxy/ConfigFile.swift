@@ -87,6 +87,12 @@ public enum ConfigFile {
             case "connect_timeout": c.upstreamTimeouts.connect = try int(value, key)
             case "stall_timeout": c.upstreamTimeouts.stall = try int(value, key)
             case "max_upstream_per_host": c.maxUpstreamPerHost = try int(value, key)
+            case "workers":
+                if let word = value as? String, word == "auto" { c.workers = 0; break }
+                guard let n = value as? Int, (0...256).contains(n) else {
+                    throw ConfigError(description: "workers: expected auto, or a number of event loops from 1 to 256")
+                }
+                c.workers = n
             default: throw ConfigError(description: "unknown config key '\(key)'")
             }
         }

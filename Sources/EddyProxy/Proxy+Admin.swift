@@ -74,18 +74,23 @@ extension Proxy {
     }
 
     private func sendMetrics(_ request: ServerRequest) {
-        let text = metrics.render(gauges: [
+        let listener = listenerCounters
+        var text = metrics.render(gauges: [
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
             ("eddy_cache_pinned_bytes", "Confirmed bytes of pinned resources (downloads), never evicted", store.pinnedBytes),
             ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
-            ("eddy_client_connections", "Open client connections", server.openConnections),
-            ("eddy_header_timeouts_total", "Connections closed for slow request headers", server.headerTimeouts),
-            ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", server.shed),
-            ("eddy_accept_failures_total", "accept() failures for lack of descriptors", server.acceptFailures),
+            ("eddy_client_connections", "Open client connections", listener.openConnections),
+            ("eddy_header_timeouts_total", "Connections closed for slow request headers", listener.headerTimeouts),
+            ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", listener.shed),
+            ("eddy_accept_failures_total", "accept() failures for lack of descriptors", listener.acceptFailures),
+            ("eddy_event_loops", "Event loops serving clients (workers)", workers.count + 1),
             ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
             ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
         ])
+        // How the kernel spread the clients over the loops' listeners.
+        text += "# HELP eddy_loop_requests_total Client requests each event loop accepted\n# TYPE eddy_loop_requests_total counter\n"
+        for (i, c) in loopCounters.enumerated() { text += "eddy_loop_requests_total{loop=\"\(i)\"} \(c.requests)\n" }
         var h = HTTPHeaders()
         h.set("Content-Type", "text/plain; version=0.0.4")
         request.send(status: 200, headers: h, body: Array(text.utf8))

@@ -57,6 +57,7 @@ extension Proxy {
         keep("download_concurrency, max_parallel_downloads and download_retries", \.downloadConcurrency)
         keep("download_concurrency, max_parallel_downloads and download_retries", \.maxParallelDownloads)
         keep("download_concurrency, max_parallel_downloads and download_retries", \.downloadRetries)
+        keep("workers", \.workers)
         for name in restartOnly {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }
@@ -68,8 +69,9 @@ extension Proxy {
         services.trustedProxies = Set(new.trustedProxies)
         coordinators.maxVariants = new.maxVariants
         playlists.prefetchSegments = new.prefetchSegments
-        server.limits = new.limits
+        server.limits = workerLimits(new.limits)
         adminServer?.limits = new.limits
+        for w in workers { w.apply(workerLimits(new.limits)) }
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize
             store.enforceLimit()

@@ -15,6 +15,10 @@ public final class Proxy {
     /// Told of each configuration applied by a reload (the log level lives with the caller).
     public var reloaded: ((ProxyConfig) -> Void)?
     public let loop: EventLoop
+    /// Reaches the main loop (every resource's home) from the worker loops.
+    let mailbox: LoopMailbox
+    /// The worker loops, besides the main one (`workers`; see `Proxy+Workers`).
+    var workers: [Worker] = []
     let logger: Logger
     let store: CacheStore
     /// The cache's read and write API (exchanges and HLS use only this).
@@ -53,6 +57,7 @@ public final class Proxy {
         self.config = config
         self.logger = logger
         loop = EventLoop()
+        mailbox = LoopMailbox(loop: loop)
         do {
             store = try CacheStore(directory: config.cacheDir, maxSize: config.maxSize, logger: logger)
         } catch {
@@ -88,7 +93,12 @@ public final class Proxy {
             finished: { [unowned self] in exchangeFinished(request: $0, $1) })
         services.forwardClientAddress = config.forwardedHeaders
         services.trustedProxies = Set(config.trustedProxies)
-        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits)
+        var loops = Proxy.loopCount(config)
+        if loops > 1 && config.allowConnect {
+            logger.warning("allow_connect: tunnels run on the loop of their connection, which needs workers: 1; running one loop")
+            loops = 1
+        }
+        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits, sharedPort: loops > 1)
         server.handler = { [unowned self] in handle($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
         if store.isAvailable {
@@ -118,6 +128,7 @@ public final class Proxy {
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }
+        if loops > 1 { try startWorkers(count: loops, port: server.boundPort) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             store.flush()
             accessLog.flush()
@@ -138,11 +149,15 @@ public final class Proxy {
     public func run() {
         logger.info("eddy listening", metadata: [
             "listen": "\(config.listenHost):\(config.listenPort)", "cache": "\(config.cacheDir)",
-            "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)",
+            "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)", "loops": "\(workers.count + 1)",
         ])
         // Listening already (the listeners were bound in init): systemd may start what depends on eddy.
         SystemdNotifier.notify("READY=1\nSTATUS=serving\nMAINPID=\(getpid())")
         loop.run()
+        // Worker loops finish writing what the exchanges handed them, then stop.
+        let deadline = EventLoop.monotonic() + 5
+        for w in workers { w.finish(deadline: deadline) }
+        workers.removeAll()
         accessLog.flush()
         store.shutdown()
         logger.info("eddy stopped")
@@ -158,6 +173,7 @@ public final class Proxy {
         SystemdNotifier.notify("STOPPING=1")
         logger.info("draining", metadata: ["in_flight": "\(inFlight)"])
         server.stopAccepting()
+        for w in workers { w.stopAccepting() }
         adminServer?.stopAccepting()
         // Tunnels may stay open for hours; they do not hold the drain.
         for case let c as ConnectExchange in active.values { c.tunnel?.finish("shutting down") }
@@ -173,10 +189,18 @@ public final class Proxy {
 
     // MARK: - requests
 
-    private func handle(_ request: ServerRequest) {
+    func handle(_ request: any ClientRequest) {
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
         if request.method == "CONNECT" {
+            // A tunnel takes over its connection's socket, on the connection's loop: eddy runs one
+            // loop when CONNECT is on (see `init`), so a worker's CONNECT is always refused.
+            guard let request = request as? ServerRequest else {
+                metrics.tunnelsRefused += 1
+                request.sendError(405, "CONNECT tunnels are off (set allow_connect: true)", extra: ExchangeServices.allowHeader, close: true)
+                exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
+                return
+            }
             let tunnel = ConnectExchange(services: services, request: request, policy: connectPolicy)
             active[ObjectIdentifier(request)] = tunnel
             tunnel.begin()
@@ -216,7 +240,7 @@ public final class Proxy {
     }
 
     /// Why a request goes to the origin uncached, or nil.
-    private func bypassReason(_ request: ServerRequest, _ url: UpstreamURL) -> String? {
+    private func bypassReason(_ request: any ClientRequest, _ url: UpstreamURL) -> String? {
         // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
         if request.headers["Authorization"] != nil { return "authorization" }
         if !store.isAvailable { return "cache unavailable" }
@@ -230,7 +254,7 @@ public final class Proxy {
         return nil
     }
 
-    private func exchangeFinished(request: ServerRequest, _ outcome: ExchangeOutcome) {
+    private func exchangeFinished(request: any ClientRequest, _ outcome: ExchangeOutcome) {
         let (cacheStatus, fromCache, fromOrigin, startedAt) = (outcome.cacheStatus, outcome.fromCache, outcome.fromOrigin, outcome.startedAt)
         active[ObjectIdentifier(request)] = nil
         metrics.bytesFromCache += fromCache

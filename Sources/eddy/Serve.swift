@@ -70,6 +70,9 @@ extension Eddy {
         @Option(name: .long, help: "CA bundle (PEM) to verify HTTPS origins with, instead of the system's.")
         var caFile: String?
 
+        @Option(name: .long, help: "Event loops serving clients, one thread each; 'auto' is one per core. (default: 1)")
+        var workers: String?
+
         @Option(name: .long, help: "Diagnostics level: trace, debug, info, notice, warning, error. (default: info)")
         var logLevel: String?
 
@@ -90,6 +93,9 @@ extension Eddy {
             for (name, v) in [("--header-timeout", headerTimeout), ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout),
                               ("--max-upstream-per-host", maxUpstreamPerHost)] {
                 if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
+            }
+            if let workers, workers != "auto", Int(workers).map({ (1...256).contains($0) }) != true {
+                throw ValidationError("--workers is auto or a number from 1 to 256")
             }
             for o in origin { _ = try wrap { try ConfigFile.route(spec: o) } }
             for p in allowHost { _ = try wrap { try ConfigFile.hostPattern(p) } }
@@ -122,6 +128,7 @@ extension Eddy {
             if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }
             if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
             if cacheKeys { c.cacheKeys = true }
+            if let workers { c.workers = workers == "auto" ? 0 : Int(workers)! }
             return c
         }
 

@@ -1,12 +1,13 @@
+import EddyLoop
 import Logging
-import Synchronization
 
 /// The diagnostics level every logger reads, so that a configuration reload (SIGHUP) changes it
-/// for loggers already handed out. Read from the loop and from the index's queue: a mutex.
+/// for loggers already handed out. Read from the loops and from the index's queue: a lock
+/// (`Locked`, which ThreadSanitizer understands).
 final class SharedLogLevel: Sendable {
-    private let value: Mutex<Logger.Level>
+    private let value: Locked<Logger.Level>
 
-    init(_ level: Logger.Level) { value = Mutex(level) }
+    init(_ level: Logger.Level) { value = Locked(level) }
 
     var level: Logger.Level {
         get { value.withLock { $0 } }

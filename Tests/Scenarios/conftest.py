@@ -6,6 +6,9 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 EDDY = os.environ.get("EDDY_BIN", os.path.join(ROOT, ".build", "debug", "eddy"))
+# EDDY_TEST_WORKERS=N runs every eddy the fixtures start with N event loops (scripts/test runs
+# the loop-sharing scenarios that way too); a test that passes --workers itself keeps its own.
+TEST_WORKERS = os.environ.get("EDDY_TEST_WORKERS")
 MiB = 1 << 20
 
 
@@ -190,8 +193,12 @@ class Eddy:
         args = [EDDY, "serve", "--listen", f"127.0.0.1:{self.port}", "--cache-dir", self.cache,
                 "--origin", f"/n/=http://127.0.0.1:{self.nginx.port}", "--origin", f"/f/=http://127.0.0.1:{self.fault.port}",
                 "--access-log", self.logpath, "--admin", f"127.0.0.1:{self.admin}"] + self.extra
+        if TEST_WORKERS and "--workers" not in self.extra:
+            args += ["--workers", TEST_WORKERS]
         self.err = open(self.errpath, "a")
-        self.proc = subprocess.Popen(args, stderr=self.err, preexec_fn=self.preexec)
+        # A crash names its frames in eddy.err (the Swift runtime's backtracer).
+        env = dict(os.environ, SWIFT_BACKTRACE="enable=yes,limit=none,sanitize=no")
+        self.proc = subprocess.Popen(args, stderr=self.err, preexec_fn=self.preexec, env=env)
         wait_port(self.port, self.proc)
         # The admin listener is bound just after the main one: a test's first admin request could
         # otherwise be refused.

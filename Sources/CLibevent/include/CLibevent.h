@@ -54,6 +54,10 @@ static inline struct evbuffer *eddy_evhttp_request_conn_output(struct evhttp_req
     struct bufferevent *bev = evhttp_connection_get_bufferevent(c);
     return bev ? bufferevent_get_output(bev) : NULL;
 }
+/// Names the calling thread (shown by top -H and perf). glibc declares it only under _GNU_SOURCE,
+/// which this header must not define (see above).
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline void eddy_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
 /// The request's HTTP version; the fields live in a struct whose layout is public (http_struct.h).
 void eddy_evhttp_request_version(struct evhttp_request *req, char *major, char *minor);
 #endif

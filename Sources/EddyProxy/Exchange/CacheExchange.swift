@@ -10,7 +10,7 @@ import EddyLoop
 /// confirmed or written by a fill, and waits on an event otherwise), *done*.
 final class CacheExchange {
     let services: ExchangeServices
-    let request: ServerRequest
+    let request: any ClientRequest
     let url: UpstreamURL
     /// The URL's cache key.
     let base: String
@@ -56,7 +56,7 @@ final class CacheExchange {
     static let stepBytes = 256 << 10
     static let highWater = 256 << 10
 
-    init(services: ExchangeServices, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+    init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
         self.services = services
         self.request = request
         self.url = url

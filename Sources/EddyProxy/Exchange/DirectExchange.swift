@@ -8,7 +8,7 @@ import EddyLoop
 /// output buffer is above the high-water mark and resumes when it drains.
 final class DirectExchange {
     let services: ExchangeServices
-    let request: ServerRequest
+    let request: any ClientRequest
     let url: UpstreamURL
     let checkAddress: Bool
     let form: RequestForm
@@ -28,7 +28,7 @@ final class DirectExchange {
 
     private static let highWater = 256 << 10
 
-    init(services: ExchangeServices, request: ServerRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
+    init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
         self.services = services
         self.request = request
         self.url = url

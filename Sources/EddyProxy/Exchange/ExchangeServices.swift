@@ -35,11 +35,11 @@ final class ExchangeServices {
     /// grows, VOD once ended); nil when none did: what that playlist is served as offline.
     var recordedPlaylist: ((UpstreamURL) -> String?)?
     /// Records a finished response (metrics and the access log).
-    let finished: (_ request: ServerRequest, _ outcome: ExchangeOutcome) -> Void
+    let finished: (_ request: any ClientRequest, _ outcome: ExchangeOutcome) -> Void
 
     init(loop: EventLoop, cache: any Cache, coordinators: Coordinators, upstream: UpstreamClient, playlists: Playlists,
          memory: MemoryTier, metrics: Metrics, logger: Logger, routing: Routing, name: String, freshness: FreshnessPolicy,
-         finished: @escaping (ServerRequest, ExchangeOutcome) -> Void) {
+         finished: @escaping (any ClientRequest, ExchangeOutcome) -> Void) {
         self.loop = loop
         self.cache = cache
         self.coordinators = coordinators
@@ -63,7 +63,7 @@ final class ExchangeServices {
 
     /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
     /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
-    func upstreamFields(for request: ServerRequest, fill: Bool) -> HTTPHeaders {
+    func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
         var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
         guard forwardClientAddress, request.peer != "-" else { return h }
         let trusted = trustedProxies.contains(request.peer)

@@ -1,0 +1,197 @@
+import EddyCore
+import Glibc
+
+/// A client request accepted on a worker loop and answered from another loop, the home of the
+/// resources (see `Proxy`): the exchange runs at home against this, and every call that answers
+/// is carried to the connection's loop through its mailbox, in order, where the real
+/// `ServerRequest` makes it. What libevent reports back (the connection closed, the output
+/// drained) comes home the same way. File bytes still leave with sendfile from the connection's
+/// loop: a `writeFile` carries a descriptor, not bytes.
+///
+/// The state an exchange reads (`headSent`, `status`, `bodyBytesSent`...) is kept here as the
+/// calls are made, so reading it never crosses threads. `queuedBytes` counts what was handed over
+/// since the connection last reported its queue, so it errs high and flow control stays safe.
+public final class RemoteRequest: ClientRequest {
+    /// Touched on the connection's loop only (jobs posted to `connection`).
+    private let local: ServerRequest
+    private let connection: LoopMailbox
+    private let home: LoopMailbox
+    public let method: String
+    public let uri: String
+    public let headers: HTTPHeaders
+    public let peer: String
+    public let version: String
+    private let requestBody: [UInt8]
+    public var onClose: (() -> Void)?
+    public var onDrained: (() -> Void)?
+    public private(set) var isGone = false
+    public private(set) var headSent = false
+    public private(set) var headSentAt: Double?
+    public private(set) var isFinished = false
+    public private(set) var status = 0
+    public private(set) var bodyBytesSent = 0
+    private var queued = 0
+    /// This request's copy of the cache's descriptor it last wrote from (`writeFile`): the cache
+    /// may close its own before the connection's loop reads, so the copy goes along and is closed
+    /// there after the last call that uses it.
+    private var fileCopy: (source: Int32, copy: Int32)?
+
+    /// Made on the connection's loop (it reads the request there), then used only at `home`.
+    public init(_ local: ServerRequest, connection: LoopMailbox, home: LoopMailbox) {
+        self.local = local
+        self.connection = connection
+        self.home = home
+        method = local.method
+        uri = local.uri
+        headers = local.headers
+        peer = local.peer
+        version = local.version
+        requestBody = local.body()
+        // Weak: the exchange at home decides how long this lives; a report for a request already
+        // gone is dropped.
+        local.onClose = { [weak self, home] in
+            home.post { self?.connectionClosed() }
+        }
+        local.onDrained = { [weak self, home, local] in
+            let left = local.queuedBytes
+            home.post { self?.drained(queued: left) }
+        }
+    }
+
+    deinit {
+        // The connection's request is released on its own loop, with the descriptor copy.
+        let (local, copy) = (local, fileCopy?.copy)
+        connection.post {
+            withExtendedLifetime(local) {}
+            if let copy { close(copy) }
+        }
+    }
+
+    private func connectionClosed() {
+        guard !isGone else { return }
+        isGone = true
+        let cb = onClose
+        onClose = nil
+        onDrained = nil
+        cb?()
+    }
+
+    private func drained(queued left: Int) {
+        queued = left
+        onDrained?()
+    }
+
+    /// Runs `op` with the connection's request, on its loop.
+    private func there(_ op: @escaping (ServerRequest) -> Void) {
+        let local = local
+        connection.post { op(local) }
+    }
+
+    private func headGoes(_ status: Int) {
+        self.status = status
+        headSent = true
+        if headSentAt == nil { headSentAt = EventLoop.monotonic() }
+    }
+
+    /// A whole reply went: `bodyBytes` as evhttp counts them (none for HEAD).
+    private func replied(_ status: Int, bodyBytes: Int) {
+        headGoes(status)
+        bodyBytesSent = method == "HEAD" ? 0 : bodyBytes
+        isFinished = true
+    }
+
+    public var queuedBytes: Int { isGone ? 0 : queued }
+
+    public func body() -> [UInt8] { requestBody }
+
+    public func send(status: Int, headers: HTTPHeaders, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished else { return }
+        replied(status, bodyBytes: body.count)
+        there { $0.send(status: status, headers: headers, extra: extra, body: body) }
+    }
+
+    public func send(status: Int, headers: HeaderBlock, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished else { return }
+        replied(status, bodyBytes: body.count)
+        there { $0.send(status: status, headers: headers, extra: extra, body: body) }
+    }
+
+    public func sendShared(status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, offset: Int, length: Int) {
+        guard !isFinished, offset >= 0, length > 0, offset + length <= bytes.count else { return }
+        replied(status, bodyBytes: length)
+        there { $0.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: offset, length: length) }
+    }
+
+    /// Reads the span here (a small body, see `ServerRequest.sendFile`): the answer, whether the
+    /// file was long enough, is needed before returning.
+    public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
+        guard !isFinished else { return false }
+        var body = [UInt8](repeating: 0, count: span.length)
+        let n = body.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
+        guard n == span.length else { return false }
+        send(status: status, headers: headers, extra: extra, body: body)
+        return true
+    }
+
+    public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders, close: Bool) {
+        let (h, body) = RemoteRequest.errorReply(status, reason, extra: extra, close: close)
+        send(status: status, headers: h, extra: HTTPHeaders(), body: body)
+    }
+
+    public func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders) {
+        guard !isFinished, !headSent else { return }
+        headGoes(status)
+        there { $0.start(status: status, headers: headers, extra: extra) }
+    }
+
+    public func start(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
+        guard !isFinished, !headSent else { return }
+        headGoes(status)
+        there { $0.start(status: status, headers: headers, extra: extra) }
+    }
+
+    public func writeFile(_ span: FileSpan) {
+        guard span.length > 0, !isGone, !isFinished else { return }
+        if fileCopy?.source != span.descriptor {
+            let old = fileCopy?.copy
+            let copy = dup(span.descriptor)
+            guard copy >= 0 else { return }
+            fileCopy = (span.descriptor, copy)
+            // The connection's request keys its sendfile segment by descriptor number: a new copy
+            // may reuse an old number for another file, so the old segment goes first.
+            there { local in
+                local.releaseSegment()
+                if let old { close(old) }
+            }
+        }
+        let piece = FileSpan(descriptor: fileCopy!.copy, offset: span.offset, length: span.length)
+        bodyBytesSent += span.length
+        queued += span.length
+        there { $0.writeFile(piece) }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty, !isGone, !isFinished else { return }
+        let copy = [UInt8](bytes)
+        bodyBytesSent += copy.count
+        queued += copy.count
+        there { local in copy.withUnsafeBytes { local.write($0) } }
+    }
+
+    public func end(whenSent: (() -> Void)?) {
+        guard headSent, !isFinished else { whenSent?(); return }
+        isFinished = true
+        onDrained = nil
+        let home = home
+        // `whenSent` belongs to the exchange's loop (it releases a ticket there).
+        let sent = whenSent.map { cb in { () -> Void in home.post(cb) } }
+        there { $0.end(whenSent: sent) }
+    }
+
+    public func abort() {
+        guard headSent, !isFinished else { return }
+        isFinished = true
+        onDrained = nil
+        there { $0.abort() }
+    }
+}

@@ -1,0 +1,114 @@
+"""Several event loops (--workers): clients spread over every loop's listener still share one
+origin fetch per resource, range and conditional answers are the same from any loop, and a
+SIGTERM drains every loop."""
+import os, signal, socket, threading, time
+import pytest
+from conftest import MiB, Eddy, make_file, request, sha
+
+
+def loop_requests(eddy):
+    """Requests each loop's listener accepted, from /metrics, by loop index."""
+    m = eddy.metrics()
+    return {int(k.split('"')[1]): v for k, v in m.items() if k.startswith("eddy_loop_requests_total")}
+
+
+@pytest.fixture(scope="module")
+def eight(origins):
+    ng, fo, _ = origins
+    path = os.path.join(fo.www, "eight.bin")
+    if not os.path.exists(path):
+        make_file(path, 8 * MiB + 4321, 81)
+        os.link(path, os.path.join(ng.www, "eight.bin"))
+    return open(path, "rb").read()
+
+
+def test_50_cold_clients_over_4_loops_cost_one_origin_fetch(origins, tmp_path, eight):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "4"])
+    try:
+        assert e.metrics()["eddy_event_loops"] == 4
+        fo.reset()
+        results = [None] * 50
+
+        def client(i):
+            # A connection each: the kernel picks a loop per connection.
+            results[i] = request(e.port, "/f/eight.bin?rate=4000000", timeout=60)
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(90)
+        assert all(r is not None and r.status == 200 and sha(r.body) == sha(eight) for r in results)
+        ratio = fo.stats()["bytes"] / len(eight)
+        print("origin/object ratio, 50 cold clients over 4 loops: %.4f" % ratio)
+        assert ratio <= 1.02, ratio
+        spread = loop_requests(e)
+        print("requests per loop:", spread)
+        assert sorted(spread) == [0, 1, 2, 3]
+        assert sum(spread.values()) == 50, "the admin listener is not counted"
+        assert all(n >= 1 for n in spread.values()), "every loop took clients: %s" % spread
+    finally:
+        assert e.stop() == 0
+
+
+def test_ranges_heads_and_validators_are_the_same_from_every_loop(origins, tmp_path, eight):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "3"])
+    try:
+        full = request(e.port, "/n/eight.bin")
+        assert full.status == 200 and sha(full.body) == sha(eight)
+        etag = full.h("etag")
+        before = len(ng.requests())
+        # 30 connections: each loop answers some of them, from the cache.
+        for i in range(30):
+            lo = (i * 271_829) % (len(eight) - 70_000)
+            r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-%d" % (lo, lo + 65_999)})
+            assert r.status == 206 and r.body == eight[lo:lo + 66_000], i
+            assert r.h("content-range") == "bytes %d-%d/%d" % (lo, lo + 65_999, len(eight))
+            assert r.h("cache-status").startswith("eddy; hit"), r.h("cache-status")
+            h = request(e.port, "/n/eight.bin", method="HEAD")
+            assert h.status == 200 and h.body == b"" and int(h.h("content-length")) == len(eight)
+            c = request(e.port, "/n/eight.bin", {"If-None-Match": etag})
+            assert c.status == 304 and c.body == b""
+        assert len(ng.requests()) == before, "all of it from the cache"
+        time.sleep(0.3)  # the workers publish their counts every 0.25 s
+        spread = loop_requests(e)
+        assert all(n >= 1 for n in spread.values()), spread
+    finally:
+        assert e.stop() == 0
+
+
+def test_sigterm_drains_responses_on_every_loop(origins, tmp_path, eight):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "4"])
+    out = [None] * 12
+
+    def client(i):
+        out[i] = request(e.port, "/f/eight.bin?rate=4000000&c=%d" % i, timeout=60)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)  # every response has its head and is mid-body
+    spread = loop_requests(e)
+    e.proc.send_signal(signal.SIGTERM)
+    for t in threads:
+        t.join(60)
+    assert e.proc.wait(30) == 0
+    e.stop()
+    assert sum(1 for n in spread.values() if n > 0) >= 2, "the responses were on several loops: %s" % spread
+    assert all(r is not None and r.status == 200 and sha(r.body) == sha(eight) for r in out), "drained, not cut"
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", e.port), timeout=1).close()
+
+
+def test_workers_auto_is_one_loop_per_core(origins, tmp_path):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "auto"])
+    try:
+        assert e.metrics()["eddy_event_loops"] == os.cpu_count()
+        r = e.get("/n/small.bin")
+        assert r.status == 200
+    finally:
+        assert e.stop() == 0

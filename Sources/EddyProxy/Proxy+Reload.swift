@@ -72,6 +72,7 @@ extension Proxy {
         server.limits = workerLimits(new.limits)
         adminServer?.limits = new.limits
         for w in workers { w.apply(workerLimits(new.limits)) }
+        services.hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize
             store.enforceLimit()

@@ -36,7 +36,7 @@ public final class Proxy {
     let playlists: Playlists
     /// What exchanges are given (see `ExchangeServices`).
     var services: ExchangeServices!
-    private let accessLog: AccessLog
+    let accessLog: AccessLog
     var server: HTTPServer!
     var adminServer: HTTPServer?
     /// What CONNECT may reach (from the config, built once).
@@ -132,6 +132,7 @@ public final class Proxy {
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             store.flush()
             accessLog.flush()
+            services.hitSnapshots?.sweep()
             coordinators.stopUnwantedFills()
         }
         flushTimer.schedule(after: 0.5)
@@ -255,27 +256,8 @@ public final class Proxy {
     }
 
     private func exchangeFinished(request: any ClientRequest, _ outcome: ExchangeOutcome) {
-        let (cacheStatus, fromCache, fromOrigin, startedAt) = (outcome.cacheStatus, outcome.fromCache, outcome.fromOrigin, outcome.startedAt)
         active[ObjectIdentifier(request)] = nil
-        metrics.bytesFromCache += fromCache
-        let kind: String?
-        switch cacheStatus.forward {
-        case nil: metrics.hits += 1; kind = "hit"
-        case .miss?, .uriMiss?: metrics.misses += 1; kind = "miss"
-        case .partial?, .stale?: metrics.partials += 1; kind = "partial"
-        default: kind = nil
-        }
-        if let kind {
-            metrics.rolling.record(now: loop.wallClock(), hit: kind == "hit", bytesServed: fromCache + fromOrigin, bytesFromCache: fromCache)
-            if let at = request.headSentAt { metrics.firstByte[kind]?.observe(at - startedAt) }
-        }
-        guard accessLog.isEnabled else { return }
-        accessLog.record(peer: request.peer, method: request.method, uri: request.uri, version: request.version,
-                         status: request.status, bytes: request.bodyBytesSent, referer: request.headers["Referer"],
-                         userAgent: request.headers["User-Agent"], cacheStatus: cacheStatus.logWord,
-                         fromCache: fromCache, fromOrigin: fromOrigin,
-                         durationMs: (EventLoop.monotonic() - startedAt) * 1000, now: loop.wallClock(),
-                         cacheKey: outcome.cacheKey, upstreamMs: outcome.upstreamHeadAt.map { ($0 - startedAt) * 1000 })
+        record(AnsweredRequest(request), outcome)
     }
 }
 

@@ -150,6 +150,11 @@ extension Eddy {
                     if let l = Logger.Level(rawValue: new.logLevel) { shared.level = l }
                 }
                 proxy.run()
+                // Everything is committed and flushed. Exit here rather than tear the proxy
+                // down: Swift releases its properties in no promised order, and an event_base
+                // freed before one of its events makes event_free take a freed lock (with
+                // libevent's threading on, a release build hung there after SIGTERM).
+                Foundation.exit(0)
             } catch {
                 logger.critical("cannot start", metadata: ["error": "\(error)"])
                 throw ExitCode(1)

@@ -1,7 +1,7 @@
 """Several event loops (--workers): clients spread over every loop's listener still share one
 origin fetch per resource, range and conditional answers are the same from any loop, and a
 SIGTERM drains every loop."""
-import os, signal, socket, threading, time
+import os, signal, socket, threading, time, urllib.parse
 import pytest
 from conftest import MiB, Eddy, make_file, request, sha
 
@@ -110,5 +110,49 @@ def test_workers_auto_is_one_loop_per_core(origins, tmp_path):
         assert e.metrics()["eddy_event_loops"] == os.cpu_count()
         r = e.get("/n/small.bin")
         assert r.status == 200
+    finally:
+        assert e.stop() == 0
+
+
+def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_path):
+    """A plain small hit is answered on the worker that took it (eddy_worker_hits_total), with
+    the same status, fields and body as from the home loop; a purge or a new version is seen by
+    the next request on every loop."""
+    ng, fo, data = origins
+    path = os.path.join(fo.www, "tiny.bin")
+    with open(path, "wb") as f:
+        f.write(os.urandom(20_000))
+    tiny = open(path, "rb").read()
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        first = request(e.port, "/f/tiny.bin")
+        assert first.status == 200 and first.body == tiny
+        fields = None
+        for i in range(40):  # a connection each: about half land on the worker
+            r = request(e.port, "/f/tiny.bin")
+            assert r.status == 200 and r.body == tiny
+            assert r.h("cache-status").startswith("eddy; hit; ttl="), r.h("cache-status")
+            got = sorted((k, v) for k, v in r.headers.items() if k not in ("date", "age", "cache-status"))
+            assert fields is None or got == fields, (got, fields)
+            fields = got
+        m = e.metrics()
+        assert m["eddy_worker_hits_total"] >= 5, m["eddy_worker_hits_total"]
+        assert m["eddy_cache_hits_total"] >= 40 and m["eddy_requests_total"] >= 41
+        time.sleep(0.7)
+        hits = [l for l in open(e.logpath).read().splitlines() if "/f/tiny.bin" in l and " HIT " in l]
+        assert len(hits) == 40, "every hit, from either loop, is in the access log"
+        # Requests that change the answer go home: a range, a conditional.
+        r = request(e.port, "/f/tiny.bin", {"Range": "bytes=10-19"})
+        assert r.status == 206 and r.body == tiny[10:20]
+        # A purge is seen by the very next request on any loop.
+        fetched = lambda: fo.stats()["paths"].get("/tiny.bin", {}).get("requests", 0)
+        before = fetched()
+        p = request(e.admin, "/api/resources/" + urllib.parse.quote("/f/tiny.bin", safe=""), method="DELETE")
+        assert p.status == 200, p.body
+        for i in range(6):
+            r = request(e.port, "/f/tiny.bin")
+            assert r.status == 200 and r.body == tiny
+            assert not r.h("cache-status").startswith("eddy; hit") or i > 0, r.h("cache-status")
+        assert fetched() == before + 1, "fetched once again after the purge"
     finally:
         assert e.stop() == 0

@@ -139,6 +139,7 @@ extension CacheExchange {
             if let bytes = services.memory.body(of: r, c) ?? services.memory.admit(r, c, store: services.cache) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 services.metrics.memoryHits += 1
+                publishHit(r, status: status, headers: headers, extra: extra, bytes: bytes, range: range)
                 sent = true
             } else {
                 sent = request.sendFile(status: status, headers: headers, extra: extra, span: services.cache.span(r, range))

@@ -14,6 +14,8 @@ final class ExchangeServices {
     let upstream: UpstreamClient
     let playlists: Playlists
     let memory: MemoryTier
+    /// Plain memory-tier hits published for the worker loops to answer (nil with one loop).
+    var hitSnapshots: HitSnapshots?
     let metrics: Metrics
     let logger: Logger
     let routing: Routing

@@ -18,7 +18,7 @@ public final class Metrics {
     public var bytesFromCache = 0
     public var bytesFromOrigin = 0
     public var memoryHits = 0
-    /// Hits a worker loop answered from `HitSnapshots`, without the home loop.
+    /// Hits answered from `HitSnapshots`, without an exchange (on a worker or the main loop).
     public var snapshotHits = 0
     public var invalidations = 0
     /// Variants removed to keep a URL within `max_variants`.
@@ -56,7 +56,7 @@ public final class Metrics {
             ("eddy_bytes_from_cache_total", "Body bytes served from cache", bytesFromCache),
             ("eddy_bytes_from_origin_total", "Body bytes received from origins", bytesFromOrigin),
             ("eddy_memory_hits_total", "Responses whose body was served from memory", memoryHits),
-            ("eddy_worker_hits_total", "Hits a worker loop answered from its snapshot, without the home loop", snapshotHits),
+            ("eddy_snapshot_hits_total", "Plain small hits answered from the published snapshot, without an exchange", snapshotHits),
             ("eddy_invalidations_total", "Stored responses invalidated by unsafe requests (RFC 9111 section 4.4)", invalidations),
             ("eddy_variants_retired_total", "Stored variants removed to keep a URL within max_variants (RFC 9111 section 4.1)", variantsRetired),
             ("eddy_connect_tunnels_total", "CONNECT tunnels opened", tunnelsOpened),

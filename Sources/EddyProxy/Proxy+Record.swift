@@ -26,13 +26,13 @@ extension Proxy {
                          cacheKey: outcome.cacheKey, upstreamMs: outcome.upstreamHeadAt.map { ($0 - startedAt) * 1000 })
     }
 
-    /// A hit a worker answered from `HitSnapshots`, reported home: what the home loop does for
-    /// every hit besides sending it (counts, access log, the resource's last access, and the HLS
+    /// A hit answered from `HitSnapshots` (by a worker, reported home, or here): what the home
+    /// loop does for every hit besides sending it (counts, access log, the resource's last access, and the HLS
     /// prefetch a segment request starts).
     func snapshotHitAnswered(_ request: AnsweredRequest, _ outcome: ExchangeOutcome) {
         metrics.requests += 1
         metrics.memoryHits += 1
-        metrics.snapshotHits += 1
+        metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
         if let key = outcome.cacheKey {
             playlists.prefetch(after: key)
             if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }

@@ -25,9 +25,7 @@ extension Proxy {
 
     /// Starts `count - 1` worker loops on the port the main loop's listener bound.
     func startWorkers(count: Int, port: Int) throws {
-        let snapshots = HitSnapshots()
-        services.hitSnapshots = snapshots
-        store.addListener(snapshots)
+        let snapshots = services.hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
         for i in 1..<count {
             let w = try Worker(index: i, host: config.listenHost, port: port, limits: config.limits, home: mailbox, logger: logger,
                                snapshots: snapshots, answered: { [unowned self] in snapshotHitAnswered($0, $1) }) {

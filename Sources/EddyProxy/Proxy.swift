@@ -128,6 +128,11 @@ public final class Proxy {
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }
+        if store.isAvailable {
+            let snapshots = HitSnapshots()
+            services.hitSnapshots = snapshots
+            store.addListener(snapshots)
+        }
         if loops > 1 { try startWorkers(count: loops, port: server.boundPort) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             store.flush()
@@ -191,6 +196,13 @@ public final class Proxy {
     // MARK: - requests
 
     func handle(_ request: any ClientRequest) {
+        // A plain small hit published by an earlier answer goes out without an exchange: the
+        // same response for a fraction of the work (see `HitSnapshots`; workers do this too).
+        if let local = request as? ServerRequest, let snapshots = services.hitSnapshots,
+           let outcome = snapshots.answer(local, now: loop.wallClock()) {
+            snapshotHitAnswered(AnsweredRequest(local), outcome)
+            return
+        }
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
         if request.method == "CONNECT" {

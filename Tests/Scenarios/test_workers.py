@@ -115,7 +115,7 @@ def test_workers_auto_is_one_loop_per_core(origins, tmp_path):
 
 
 def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_path):
-    """A plain small hit is answered on the worker that took it (eddy_worker_hits_total), with
+    """A plain small hit is answered on the worker that took it (eddy_snapshot_hits_total), with
     the same status, fields and body as from the home loop; a purge or a new version is seen by
     the next request on every loop."""
     ng, fo, data = origins
@@ -136,7 +136,7 @@ def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_
             assert fields is None or got == fields, (got, fields)
             fields = got
         m = e.metrics()
-        assert m["eddy_worker_hits_total"] >= 5, m["eddy_worker_hits_total"]
+        assert m["eddy_snapshot_hits_total"] >= 5, m["eddy_snapshot_hits_total"]
         assert m["eddy_cache_hits_total"] >= 40 and m["eddy_requests_total"] >= 41
         time.sleep(0.7)
         hits = [l for l in open(e.logpath).read().splitlines() if "/f/tiny.bin" in l and " HIT " in l]

@@ -3,9 +3,9 @@ import EddyCore
 import EddyLoop
 
 extension CacheExchange {
-    /// With worker loops, publishes a plain memory-tier hit for them to answer the same
-    /// request-target from (`HitSnapshots`): only when the answer depends on nothing but the
-    /// target and the clock, so that a worker's copy is the same response as this one.
+    /// Publishes a plain memory-tier hit for any loop to answer the same request-target from
+    /// (`HitSnapshots`): only when the answer depends on nothing but the target and the clock, so
+    /// that the copy is the same response as this one.
     func publishHit(_ r: CachedResource, status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, range: Range<Int>) {
         guard let snapshots = services.hitSnapshots, status == 200, range == 0..<bytes.count, key == base,
               HitSnapshots.eligible(method: request.method, headers: request.headers),

@@ -14,7 +14,7 @@ final class ExchangeServices {
     let upstream: UpstreamClient
     let playlists: Playlists
     let memory: MemoryTier
-    /// Plain memory-tier hits published for the worker loops to answer (nil with one loop).
+    /// Plain memory-tier hits published for any loop to answer (nil when the cache is unavailable).
     var hitSnapshots: HitSnapshots?
     let metrics: Metrics
     let logger: Logger

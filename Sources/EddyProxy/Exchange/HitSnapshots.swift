@@ -60,15 +60,15 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
         }
     }
 
-    /// Worker loop: the entry for `target` if it may answer now (`now`: wall-clock seconds).
+    /// Any loop: the entry for `target` if it may answer now (`now`: wall-clock seconds).
     func entry(for target: String, now: Int) -> (entry: Entry, ttl: Int)? {
         guard let e = table.withLock({ $0.byTarget[target] }), EventLoop.monotonic() < e.expires else { return nil }
         let ttl = e.lifetime - (now - e.storedAt)
         return ttl > 0 ? (e, ttl) : nil
     }
 
-    /// Worker loop: answers `request` from its entry, as the home loop would have; nil (nothing
-    /// sent) when it must go home. `now`: the worker loop's wall clock.
+    /// Any loop: answers `request` from its entry, as an exchange would have; nil (nothing sent)
+    /// when it needs one. `now`: the answering loop's wall clock.
     func answer(_ request: ServerRequest, now: Int) -> ExchangeOutcome? {
         let startedAt = EventLoop.monotonic()
         guard HitSnapshots.eligible(method: request.method, headers: request.headers),

@@ -63,11 +63,12 @@ public final class HTTPServer {
     }
 
     /// Binds `host:port` (IPv4 or IPv6 literal or name) and starts accepting on `loop`.
-    /// `sharedPort`: the listener sets SO_REUSEPORT, so that each worker loop binds a listener of
-    /// its own on the same port and the kernel spreads new connections over them (no accept
-    /// thundering herd, no hand-off between threads). Off for a single loop, so that a second
-    /// eddy started on a port in use fails instead of silently taking half its connections.
-    public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits, sharedPort: Bool = false) throws {
+    /// `sharing`: with several loops, every loop binds a listener of its own on the same port
+    /// with SO_REUSEPORT and the kernel spreads new connections over them (no accept thundering
+    /// herd, no hand-off between threads). The group's first listener checks that the port is free
+    /// first, so that a second eddy started on a port in use fails instead of silently taking a
+    /// share of its connections (SO_REUSEPORT alone would let it join).
+    public init(loop: EventLoop, host: String, port: Int, limits: HTTPServerLimits, sharing: PortSharing = .exclusive) throws {
         guard let h = evhttp_new(loop.base) else { throw HTTPServerError(description: "evhttp_new failed") }
         http = h
         self.limits = limits
@@ -87,11 +88,16 @@ public final class HTTPServer {
         evhttp_set_bevcb(h, { base, arg in
             Unmanaged<HTTPServer>.fromOpaque(arg!).takeUnretainedValue().makeBufferevent(base: base)
         }, me)
-        let bound = sharedPort ? HTTPServer.bindShared(h, loop: loop, host: host, port: port)
-                               : evhttp_bind_socket_with_handle(h, host, UInt16(port))
+        let bound: OpaquePointer?
+        switch sharing {
+        case .exclusive: bound = evhttp_bind_socket_with_handle(h, host, UInt16(port))
+        case .first: bound = HTTPServer.bindShared(h, loop: loop, host: host, port: port, claim: true)
+        case .join: bound = HTTPServer.bindShared(h, loop: loop, host: host, port: port, claim: false)
+        }
         guard let bound else {
             let why = String(cString: strerror(errno))
-            evhttp_free(h)
+            // Not freed here: every stored property has its value by now, so a throw runs deinit,
+            // which frees the evhttp (freeing it here too was a double free when a port was in use).
             throw HTTPServerError(description: "cannot listen on \(host):\(port): \(why)")
         }
         listener = bound

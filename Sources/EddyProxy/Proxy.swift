@@ -95,10 +95,13 @@ public final class Proxy {
         services.trustedProxies = Set(config.trustedProxies)
         var loops = Proxy.loopCount(config)
         if loops > 1 && config.allowConnect {
-            logger.warning("allow_connect: tunnels run on the loop of their connection, which needs workers: 1; running one loop")
+            // Said as a warning only to someone who asked for several loops by number.
+            let why: Logger.Message = "allow_connect: tunnels run on the loop of their connection, which needs workers: 1; running one loop"
+            if config.workers > 1 { logger.warning(why) } else { logger.info(why) }
             loops = 1
         }
-        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits, sharedPort: loops > 1)
+        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
+                              sharing: loops > 1 ? .first : .exclusive)
         server.handler = { [unowned self] in handle($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
         if store.isAvailable {

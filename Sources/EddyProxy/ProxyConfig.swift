@@ -59,7 +59,7 @@ public struct ProxyConfig: Sendable {
     public var maxParallelDownloads = 2
     public var downloadRetries = 10
     /// Event loops serving clients, one thread each (`workers`; 0: one per core). See `Proxy+Workers`.
-    public var workers = 1
+    public var workers = 0
     /// Log level for diagnostics.
     public var logLevel = "info"
 

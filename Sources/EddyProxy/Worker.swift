@@ -50,7 +50,7 @@ final class Worker {
          handle: @escaping (any ClientRequest) -> Void) throws {
         let (local, published) = (local, published)
         thread = try LoopThread(name: "eddy-w\(index)") { loop, mailbox in
-            let server = try HTTPServer(loop: loop, host: host, port: port, limits: limits, sharedPort: true)
+            let server = try HTTPServer(loop: loop, host: host, port: port, limits: limits, sharing: .join)
             server.handler = { request in
                 if let outcome = snapshots.answer(request, now: loop.wallClock()) {
                     let summary = AnsweredRequest(request)

@@ -70,7 +70,7 @@ extension Eddy {
         @Option(name: .long, help: "CA bundle (PEM) to verify HTTPS origins with, instead of the system's.")
         var caFile: String?
 
-        @Option(name: .long, help: "Event loops serving clients, one thread each; 'auto' is one per core. (default: 1)")
+        @Option(name: .long, help: "Event loops serving clients, one thread each; 'auto' is one per core. (default: auto)")
         var workers: String?
 
         @Option(name: .long, help: "Diagnostics level: trace, debug, info, notice, warning, error. (default: info)")

@@ -32,6 +32,15 @@ final class ConfigFileTests: XCTestCase {
         assertConfigError("log_level: loud\n", mentions: "log_level")
     }
 
+    // MARK: workers (issue 15)
+
+    func test_workers_defaultIsOnePerCore_andNumbersOrAutoParse() throws {
+        XCTAssertEqual(ProxyConfig().workers, 0, "the default is auto: one loop per core")
+        XCTAssertEqual(try apply("workers: 3\n").workers, 3)
+        XCTAssertEqual(try apply("workers: auto\n", to: try apply("workers: 3\n")).workers, 0)
+        assertConfigError("workers: many\n", mentions: "workers")
+    }
+
     // MARK: apply: empty and structure
 
     func test_apply_emptyDocument_keepsBase() throws {

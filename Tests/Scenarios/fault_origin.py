@@ -249,6 +249,10 @@ class Handler(BaseHTTPRequestHandler):
             remaining = end - start + 1
             while remaining > 0:
                 n = min(64 << 10, remaining)
+                if rate:
+                    # Paced in twentieths of a second: a small file is slow too, not one write
+                    # followed by a sleep the client never sees.
+                    n = min(n, max(1024, rate // 20))
                 if drop_after is not None:
                     n = min(n, drop_after - sent)
                     if n <= 0:

@@ -210,14 +210,14 @@ def origin_paths_all(fo):
 
 
 def test_a_player_during_a_download_jumps_the_queue_and_nothing_is_fetched_twice(setup):
-    """The origin sends each file at 150 kB/s, so the job is still on its first segments when a
-    player asks for the last ones of both renditions. The player's requests are answered at once
+    """The origin sends each file at 50 kB/s, so the job (half a megabyte) takes seconds and is
+    still on its first segments when a player asks for the last ones of both renditions. The player's requests are answered at once
     (they do not wait behind the job's queue), and the job then finds them stored: the origin
     sends every file exactly once, whole."""
     import threading
     from conftest import request
     e, fo, d = setup()
-    request(fo.port, "/_set?rate=150000")
+    request(fo.port, "/_set?rate=50000")
     fo.reset()
     j = add(e, variant_index=0, audio=["fr"], subtitles=["none"])
     last = {}

@@ -1,9 +1,9 @@
 """Several event loops (--workers): clients spread over every loop's listener still share one
 origin fetch per resource, range and conditional answers are the same from any loop, and a
 SIGTERM drains every loop."""
-import os, signal, socket, threading, time, urllib.parse
+import os, signal, socket, subprocess, threading, time, urllib.parse
 import pytest
-from conftest import MiB, Eddy, make_file, request, sha
+from conftest import EDDY, MiB, Eddy, make_file, request, sha
 
 
 def loop_requests(eddy):
@@ -110,6 +110,28 @@ def test_workers_auto_is_one_loop_per_core(origins, tmp_path):
         assert e.metrics()["eddy_event_loops"] == os.cpu_count()
         r = e.get("/n/small.bin")
         assert r.status == 200
+    finally:
+        assert e.stop() == 0
+
+
+@pytest.mark.parametrize("second", ["2", "1"])
+def test_a_second_eddy_on_a_port_in_use_fails_instead_of_sharing_it(origins, tmp_path, second):
+    """Every loop's listener has SO_REUSEPORT, which would let a second eddy bind the same port
+    and silently take a share of the connections. The first listener of a group checks that the
+    port is free: the second eddy (several loops or one) exits naming the port, and the first one
+    keeps answering every connection."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        other = subprocess.run([EDDY, "serve", "--listen", "127.0.0.1:%d" % e.port, "--workers", second,
+                                "--cache-dir", str(tmp_path / "other"), "--origin", "/n/=http://127.0.0.1:%d" % ng.port],
+                               capture_output=True, text=True, timeout=30)
+        assert other.returncode != 0, other
+        assert "cannot listen on 127.0.0.1:%d" % e.port in other.stderr and "in use" in other.stderr, other.stderr
+        before = e.metrics()["eddy_requests_total"]
+        for _ in range(20):  # a connection each: all of them reach the first eddy
+            assert request(e.port, "/n/small.bin").status == 200
+        assert e.metrics()["eddy_requests_total"] - before == 20
     finally:
         assert e.stop() == 0
 

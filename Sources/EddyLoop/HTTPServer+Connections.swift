@@ -40,6 +40,7 @@ extension HTTPServer {
         }
         let c = ClientConnection(bev: bev, evcon: evcon, createdAt: EventLoop.monotonic())
         connections[evcon] = c
+        budget?.opened()
         evhttp_connection_set_closecb(evcon, { conn, arg in
             guard let conn, let arg else { return }
             Unmanaged<HTTPServer>.fromOpaque(arg).takeUnretainedValue().connectionClosed(conn)
@@ -48,7 +49,7 @@ extension HTTPServer {
 
     /// evhttp is freeing the connection: forget it before its memory goes.
     func connectionFreed(_ evcon: OpaquePointer) {
-        connections[evcon] = nil
+        if connections.removeValue(forKey: evcon) != nil { budget?.closed() }
     }
 
     /// The read watermark that bounds what a connection may queue while a request is answered

@@ -28,6 +28,9 @@ public final class HTTPServer {
     public var openConnections: Int { connections.count }
     /// Requests accepted (handed to `handler` or refused here), for the per-loop counts.
     public internal(set) var requestsAccepted = 0
+    /// Shared with the other loops' listeners on the same port, so that `limits.maxConnections`
+    /// bounds them together; nil: this listener's own connections. Set before the loop runs.
+    public var budget: ConnectionBudget?
     /// Connections closed because their request headers took longer than `limits.headerTimeout`.
     public internal(set) var headerTimeouts = 0
     /// Idle connections closed to make room when accept ran out of descriptors.
@@ -136,7 +139,7 @@ public final class HTTPServer {
         }
         let connection = requestStarted(raw)
         if let connection, connection.requests == 1, let conn = evhttp_request_get_connection(raw) {
-            if connections.count > limits.maxConnections {
+            if (budget?.count ?? connections.count) > limits.maxConnections {
                 request.sendError(503, "too many connections", close: true)
                 return
             }

@@ -69,9 +69,9 @@ extension Proxy {
         services.trustedProxies = Set(new.trustedProxies)
         coordinators.maxVariants = new.maxVariants
         playlists.prefetchSegments = new.prefetchSegments
-        server.limits = workerLimits(new.limits)
+        server.limits = new.limits
         adminServer?.limits = new.limits
-        for w in workers { w.apply(workerLimits(new.limits)) }
+        for w in workers { w.apply(new.limits) }
         services.hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize

@@ -13,29 +13,19 @@ extension Proxy {
         config.workers > 0 ? config.workers : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    /// Each loop's share of `max_connections`: the kernel spreads connections evenly over the
-    /// listeners, and each listener enforces its share.
-    func workerLimits(_ limits: HTTPServerLimits) -> HTTPServerLimits {
-        let loops = workers.count + 1
-        guard loops > 1 else { return limits }
-        var l = limits
-        l.maxConnections = (limits.maxConnections + loops - 1) / loops
-        return l
-    }
-
     /// Starts `count - 1` worker loops on the port the main loop's listener bound.
+    /// `max_connections` bounds the connections of every loop together (`ConnectionBudget`).
     func startWorkers(count: Int, port: Int) throws {
         let snapshots = services.hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
+        let budget = ConnectionBudget()
+        server.budget = budget
         for i in 1..<count {
-            let w = try Worker(index: i, host: config.listenHost, port: port, limits: config.limits, home: mailbox, logger: logger,
-                               snapshots: snapshots, answered: { [unowned self] in snapshotHitAnswered($0, $1) }) {
+            let w = try Worker(index: i, host: config.listenHost, port: port, limits: config.limits, budget: budget, home: mailbox,
+                               logger: logger, snapshots: snapshots, answered: { [unowned self] in snapshotHitAnswered($0, $1) }) {
                 [unowned self] in handle($0)
             }
             workers.append(w)
         }
-        let limits = workerLimits(config.limits)
-        server.limits = limits
-        for w in workers { w.apply(limits) }
     }
 
     /// Each loop's listener counters, the main loop's first (workers' at most 0.25 s old).

@@ -45,12 +45,13 @@ final class Worker {
     /// Starts worker `index`, listening on `host:port` (already bound with SO_REUSEPORT by the
     /// home loop). `handle` runs on the home loop with each request.
     /// `snapshots` answers plain small hits here; `answered` runs at home for each of them.
-    init(index: Int, host: String, port: Int, limits: HTTPServerLimits, home: LoopMailbox, logger: Logger,
+    init(index: Int, host: String, port: Int, limits: HTTPServerLimits, budget: ConnectionBudget, home: LoopMailbox, logger: Logger,
          snapshots: HitSnapshots, answered: @escaping (AnsweredRequest, ExchangeOutcome) -> Void,
          handle: @escaping (any ClientRequest) -> Void) throws {
         let (local, published) = (local, published)
         thread = try LoopThread(name: "eddy-w\(index)") { loop, mailbox in
             let server = try HTTPServer(loop: loop, host: host, port: port, limits: limits, sharing: .join)
+            server.budget = budget
             server.handler = { request in
                 if let outcome = snapshots.answer(request, now: loop.wallClock()) {
                     let summary = AnsweredRequest(request)

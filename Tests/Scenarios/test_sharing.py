@@ -32,7 +32,10 @@ def test_50_cold_clients_share_one_origin_fetch(eddy, origins, sixteen):
     ratio = fo.stats()["bytes"] / len(sixteen)
     print("origin/object ratio with 50 cold clients: %.4f" % ratio)
     assert ratio <= 1.02, ratio
-    assert eddy.metrics()["eddy_coalesced_waits_total"] >= 40
+    # A client counts once it catches up with the fill and waits on it; one that reads slower
+    # than the origin sends (50 readers under ThreadSanitizer, 37 of 49 caught up in one run)
+    # reads stored bytes to the end without waiting. Most of them wait in any build.
+    assert eddy.metrics()["eddy_coalesced_waits_total"] >= 25
 
 
 def test_client_that_leaves_stops_the_fill_after_its_block(eddy, origins, sixteen):

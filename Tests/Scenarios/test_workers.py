@@ -178,3 +178,53 @@ def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_
         assert fetched() == before + 1, "fetched once again after the purge"
     finally:
         assert e.stop() == 0
+
+
+def test_max_connections_bounds_every_loop_together(origins, tmp_path):
+    """max_connections: 6 with 4 loops: the kernel spreads connections over the loops' listeners
+    by a hash of their addresses, unevenly, yet the first 6 open connections are all served
+    whichever loops they land on, the 7th gets 503, and closing one makes room again."""
+    ng, fo, _ = origins
+    cfg = tmp_path / "eddy.yaml"
+    cfg.write_text("max_connections: 6\n")
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "4", "--config", str(cfg)])
+    ask = b"GET /n/small.bin HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    def served(s):
+        """Sends a request on `s` and reads the whole reply; its status."""
+        s.sendall(ask)
+        f = s.makefile("rb")
+        status = int(f.readline().split()[1])
+        length = 0
+        while True:
+            line = f.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        assert len(f.read(length)) == length
+        return status
+    held = []
+    try:
+        for i in range(6):
+            s = socket.create_connection(("127.0.0.1", e.port), timeout=10)
+            held.append(s)
+            assert served(s) == 200, "connection %d of 6" % (i + 1)
+        extra = socket.create_connection(("127.0.0.1", e.port), timeout=10)
+        assert served(extra) == 503
+        extra.close()
+        held.pop().close()
+        deadline = time.time() + 10
+        while True:  # the loop that had it forgets the closed connection on its next turn
+            s = socket.create_connection(("127.0.0.1", e.port), timeout=10)
+            status = served(s)
+            if status == 200 or time.time() > deadline:
+                break
+            s.close()
+            time.sleep(0.05)
+        held.append(s)
+        assert status == 200
+    finally:
+        for s in held:
+            s.close()
+        assert e.stop() == 0

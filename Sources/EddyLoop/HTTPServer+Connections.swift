@@ -124,15 +124,22 @@ extension HTTPServer {
             Glibc.close(reserveFD)
             reserveFD = -1
         }
-        let victim = connections.values.filter { !$0.closing && $0.isIdle }.max { $0.createdAt < $1.createdAt }
-        if let victim {
-            shed += 1
-            victim.close()
-        } else {
+        // Descriptors are the process's: with no idle connection here, another loop sheds one.
+        if !shedIdleConnection() && budget?.shedElsewhere(than: self) != true {
             let fd = accept(evconnlistener_get_fd(listener), nil, nil)
             if fd >= 0 { Glibc.close(fd) }
         }
         evconnlistener_disable(listener)
         acceptPause.schedule(after: 0.01)
+    }
+
+    /// Shuts the newest idle or header-incomplete connection, if there is one.
+    public func shedIdleConnection() -> Bool {
+        guard let victim = connections.values.filter({ !$0.closing && $0.isIdle }).max(by: { $0.createdAt < $1.createdAt }) else {
+            return false
+        }
+        shed += 1
+        victim.close()
+        return true
     }
 }

@@ -155,7 +155,14 @@ public final class RemoteRequest: ClientRequest {
         if fileCopy?.source != span.descriptor {
             let old = fileCopy?.copy
             let copy = dup(span.descriptor)
-            guard copy >= 0 else { return }
+            guard copy >= 0 else {
+                // Out of descriptors: the bytes go as a copy (at most a step) rather than not at
+                // all, which would stall the response (see `ServerRequest.writeFile`).
+                var bytes = [UInt8](repeating: 0, count: span.length)
+                let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
+                if n == span.length { bytes.withUnsafeBytes { write($0) } }
+                return
+            }
             fileCopy = (span.descriptor, copy)
             // The connection's request keys its sendfile segment by descriptor number: a new copy
             // may reuse an old number for another file, so the old segment goes first.

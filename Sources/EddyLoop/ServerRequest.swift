@@ -236,22 +236,14 @@ public final class ServerRequest: ClientRequest {
             // an empty buffer: a slow reader of a cold object is handed many small pieces as a fill
             // writes them, and copies would pile up to its high-water mark in memory (500 such
             // readers peaked at 73 to 160 MiB, measured); file segments cost a few bytes each.
-            withUnsafeTemporaryAllocation(byteCount: length, alignment: 16) { buf in
-                let n = pread(fd, buf.baseAddress, length, off_t(offset))
-                guard n == length else { return }
-                bodyBytesSent += length
-                chunk(UnsafeRawBufferPointer(buf))
-            }
+            copyPiece(fd, offset: offset, length: length)
             return
         }
-        if segment == nil || segmentFD != fd {
-            releaseSegment()
-            let dupFD = dup(fd)
-            guard dupFD >= 0 else { return }
-            // One segment per request covering the whole file; pieces of it are added as needed.
-            // CLOSE_ON_FREE closes the dup when the last buffered piece has been sent.
-            segment = evbuffer_file_segment_new(dupFD, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
-            segmentFD = fd
+        if segment == nil || segmentFD != fd, !copySegmentReady(fd) {
+            // Out of descriptors for the copy a sendfile segment needs: the bytes go as a copy
+            // (at most a step, 256 KiB) rather than not at all, which would stall the response.
+            copyPiece(fd, offset: offset, length: length)
+            return
         }
         // All but the last byte go straight into the connection's output buffer (sendfile). The
         // last byte goes through evhttp_send_reply_chunk_with_cb, the only public way to arm
@@ -261,6 +253,28 @@ public final class ServerRequest: ClientRequest {
         guard pread(fd, &last, 1, off_t(offset + length - 1)) == 1 else { return }
         bodyBytesSent += length
         withUnsafeBytes(of: &last) { chunk(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Makes the sendfile segment of `fd` the request's (one per request covering the whole file;
+    /// pieces of it are added as needed). False when no descriptor is left for its copy.
+    private func copySegmentReady(_ fd: Int32) -> Bool {
+        let dupFD = dup(fd)
+        guard dupFD >= 0 else { return false }
+        releaseSegment()
+        // CLOSE_ON_FREE closes the dup when the last buffered piece has been sent.
+        segment = evbuffer_file_segment_new(dupFD, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
+        segmentFD = fd
+        return true
+    }
+
+    /// Queues a piece of a file as a copy of its bytes.
+    private func copyPiece(_ fd: Int32, offset: Int, length: Int) {
+        withUnsafeTemporaryAllocation(byteCount: length, alignment: 16) { buf in
+            let n = pread(fd, buf.baseAddress, length, off_t(offset))
+            guard n == length else { return }
+            bodyBytesSent += length
+            chunk(UnsafeRawBufferPointer(buf))
+        }
     }
 
     /// Queues bytes (copied) and arms `onDrained`.

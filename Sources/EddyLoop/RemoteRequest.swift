@@ -125,12 +125,16 @@ public final class RemoteRequest: ClientRequest {
     /// Reads the span here (a small body, see `ServerRequest.sendFile`): the answer, whether the
     /// file was long enough, is needed before returning.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
-        guard !isFinished else { return false }
-        var body = [UInt8](repeating: 0, count: span.length)
-        let n = body.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
-        guard n == span.length else { return false }
+        guard !isFinished, let body = RemoteRequest.bytes(of: span) else { return false }
         send(status: status, headers: headers, extra: extra, body: body)
         return true
+    }
+
+    /// The bytes of `span`, read here; nil when the file is shorter.
+    private static func bytes(of span: FileSpan) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: span.length)
+        let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
+        return n == span.length ? bytes : nil
     }
 
     public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders, close: Bool) {
@@ -158,9 +162,7 @@ public final class RemoteRequest: ClientRequest {
             guard copy >= 0 else {
                 // Out of descriptors: the bytes go as a copy (at most a step) rather than not at
                 // all, which would stall the response (see `ServerRequest.writeFile`).
-                var bytes = [UInt8](repeating: 0, count: span.length)
-                let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
-                if n == span.length { bytes.withUnsafeBytes { write($0) } }
+                RemoteRequest.bytes(of: span)?.withUnsafeBytes { write($0) }
                 return
             }
             fileCopy = (span.descriptor, copy)

@@ -25,8 +25,10 @@ public final class ConnectionBudget: Sendable {
 
     func closed() { open.withLock { $0 -= 1 } }
 
-    /// Joins `server` to the group: `post` runs a job on its loop (its mailbox). Held weakly.
+    /// Joins `server` to the group (it counts its connections here): `post` runs a job on its
+    /// loop (its mailbox). Held weakly. Call before the loop runs.
     public func join(_ server: HTTPServer, post: @escaping (@escaping () -> Void) -> Void) {
+        server.budget = self
         let id = ObjectIdentifier(server)
         let shed: () -> Void = { [weak server] in post { _ = server?.shedIdleConnection() } }
         members.withLock { $0.shedders.append((id, shed)) }

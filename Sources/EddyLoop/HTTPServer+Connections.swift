@@ -134,7 +134,7 @@ extension HTTPServer {
     }
 
     /// Shuts the newest idle or header-incomplete connection, if there is one.
-    public func shedIdleConnection() -> Bool {
+    func shedIdleConnection() -> Bool {
         guard let victim = connections.values.filter({ !$0.closing && $0.isIdle }).max(by: { $0.createdAt < $1.createdAt }) else {
             return false
         }

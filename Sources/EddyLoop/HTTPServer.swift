@@ -29,8 +29,8 @@ public final class HTTPServer {
     /// Requests accepted (handed to `handler` or refused here), for the per-loop counts.
     public internal(set) var requestsAccepted = 0
     /// Shared with the other loops' listeners on the same port, so that `limits.maxConnections`
-    /// bounds them together; nil: this listener's own connections. Set before the loop runs.
-    public var budget: ConnectionBudget?
+    /// bounds them together; nil: this listener's own connections. Set by `ConnectionBudget.join`.
+    var budget: ConnectionBudget?
     /// Connections closed because their request headers took longer than `limits.headerTimeout`.
     public internal(set) var headerTimeouts = 0
     /// Idle connections closed to make room when accept ran out of descriptors.

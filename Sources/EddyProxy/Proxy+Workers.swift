@@ -18,7 +18,6 @@ extension Proxy {
     func startWorkers(count: Int, port: Int) throws {
         let snapshots = services.hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
         let budget = ConnectionBudget()
-        server.budget = budget
         budget.join(server) { [mailbox] job in mailbox.post(job) }
         for i in 1..<count {
             let w = try Worker(index: i, host: config.listenHost, port: port, limits: config.limits, budget: budget, home: mailbox,

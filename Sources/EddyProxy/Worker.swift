@@ -51,7 +51,6 @@ final class Worker {
         let (local, published) = (local, published)
         thread = try LoopThread(name: "eddy-w\(index)") { loop, mailbox in
             let server = try HTTPServer(loop: loop, host: host, port: port, limits: limits, sharing: .join)
-            server.budget = budget
             budget.join(server) { job in mailbox.post(job) }
             server.handler = { request in
                 if let outcome = snapshots.answer(request, now: loop.wallClock()) {

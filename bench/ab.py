@@ -2,10 +2,11 @@
 """A/B of two eddy binaries on this machine: the same nginx origin, the measures alternated A, B,
 A, B... in one run, so that the ratio B/A is not swamped by the VM's drift between runs.
 
-    python3 bench/ab.py --a OLD_BINARY --b NEW_BINARY [--rounds 3] [--seconds 4]
+    python3 bench/ab.py --a OLD_BINARY --b NEW_BINARY [--rounds 3] [--seconds 4] [--workers 1|N|auto]
 
 Prints a markdown table of B/A per round for hit throughput (16 KiB at 8 and 64 connections,
-64 MiB at 64) and the cold far-seek first byte (behind nginx limit_rate 5m).
+1 MiB and 64 MiB at 64, and a 1 MiB range of the 64 MiB object at 64) and the cold far-seek
+first byte (behind nginx limit_rate 5m). Both eddys run with `--workers` (default 1: per core).
 """
 import argparse, os, random, shutil, statistics, sys, tempfile
 
@@ -14,9 +15,9 @@ from bench import MiB, Eddy, Origin, get, wrk  # noqa: E402
 
 
 class Named(Eddy):
-    def __init__(self, base, origin, binary, name):
+    def __init__(self, base, origin, binary, name, workers):
         self.name = name
-        Eddy.__init__(self, os.path.join(base, name), origin, binary)
+        Eddy.__init__(self, os.path.join(base, name), origin, binary, workers=workers)
 
 
 def main():
@@ -25,6 +26,7 @@ def main():
     ap.add_argument("--b", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--workers", default="1")
     args = ap.parse_args()
     base = tempfile.mkdtemp(prefix="eddy-ab-")
     origin = Origin(base)
@@ -32,23 +34,25 @@ def main():
     rows = []
     a = b = None
     try:
-        for name, size in [("o16k.bin", 16 << 10), ("o64m.bin", 64 << 20), ("o256m.bin", 256 << 20)]:
+        for name, size in [("o16k.bin", 16 << 10), ("o1m.bin", 1 << 20), ("o64m.bin", 64 << 20), ("o256m.bin", 256 << 20)]:
             with open(os.path.join(origin.www, name), "wb") as f:
                 for _ in range(0, size, 8 * MiB):
                     f.write(rnd.randbytes(min(size, 8 * MiB)))
         os.makedirs(os.path.join(base, "a"))
         os.makedirs(os.path.join(base, "b"))
-        a, b = Named(base, origin, args.a, "a"), Named(base, origin, args.b, "b")
-        for obj in ["o16k.bin", "o64m.bin"]:
+        a, b = Named(base, origin, args.a, "a", args.workers), Named(base, origin, args.b, "b", args.workers)
+        for obj in ["o16k.bin", "o1m.bin", "o64m.bin"]:
             for s in (a, b):
                 for _ in range(2):
                     assert get(s.port, "/" + obj)[0] == 200
-        for label, obj, conns in [("hit o16k.bin, 8 conns", "o16k.bin", 8), ("hit o16k.bin, 64 conns", "o16k.bin", 64),
-                                  ("hit o64m.bin, 64 conns", "o64m.bin", 64)]:
+        one_mib = {"Range": "bytes=%d-%d" % (20 * MiB, 21 * MiB - 1)}
+        for label, obj, conns, h in [("hit o16k.bin, 8 conns", "o16k.bin", 8, None), ("hit o16k.bin, 64 conns", "o16k.bin", 64, None),
+                                     ("hit o1m.bin, 64 conns", "o1m.bin", 64, None), ("hit o64m.bin, 64 conns", "o64m.bin", 64, None),
+                                     ("1 MiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, one_mib)]:
             ratios = []
             for r in range(args.rounds):
                 order = (a, b) if r % 2 == 0 else (b, a)
-                got = {s.name: wrk(s.port, "/" + obj, conns, args.seconds)[1] for s in order}
+                got = {s.name: wrk(s.port, "/" + obj, conns, args.seconds, h)[1] for s in order}
                 ratios.append(got["b"] / got["a"])
             rows.append((label + " (throughput B/A)", ratios))
         ratios = []

@@ -158,9 +158,10 @@ def rss(pids, key="VmRSS"):
     return total
 
 
-def wrk(port, path, conns, seconds):
-    out = subprocess.run(["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency",
-                          "http://127.0.0.1:%d%s" % (port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
+def wrk(port, path, conns, seconds, headers=None):
+    extra = [a for k, v in (headers or {}).items() for a in ("-H", "%s: %s" % (k, v))]
+    out = subprocess.run(["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency"] + extra
+                         + ["http://127.0.0.1:%d%s" % (port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     tr = re.search(r"Transfer/sec:\s+([\d.]+)(\w+)", out)
     mult = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[tr.group(2)]

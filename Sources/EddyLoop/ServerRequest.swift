@@ -189,6 +189,26 @@ public final class ServerRequest: ClientRequest {
         return true
     }
 
+    /// Sends a complete response whose body is `span`: one pread for a small one (`sendFile`),
+    /// otherwise the whole span queued at once as a sendfile segment, which holds no bytes in
+    /// memory however long it is. Returns false, having sent nothing, when the file is short or
+    /// no descriptor is left for the segment's copy. Otherwise `whenSent` runs once, when the file
+    /// is no longer read for this response (the last byte left, or the connection closed).
+    public func sendFileWhole(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan,
+                              whenSent: @escaping () -> Void) -> Bool {
+        guard !isFinished, !headSent, span.length > 0 else { return false }
+        if span.length <= ServerRequest.copyThreshold {
+            guard sendFile(status: status, headers: headers, extra: extra, span: span) else { return false }
+            whenSent() // read into the reply already
+            return true
+        }
+        guard !isGone, copySegmentReady(span.descriptor) else { return false }
+        start(status: status, headers: headers, extra: extra)
+        writeFile(span)
+        end(whenSent: whenSent)
+        return true
+    }
+
     /// Sends a short plain-text error: one line saying why.
     public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders = HTTPHeaders(), close: Bool = false) {
         let (h, body) = ServerRequest.errorReply(status, reason, extra: extra, close: close)

@@ -31,7 +31,7 @@ extension Proxy {
     /// prefetch a segment request starts).
     func snapshotHitAnswered(_ request: AnsweredRequest, _ outcome: ExchangeOutcome) {
         metrics.requests += 1
-        metrics.memoryHits += 1
+        if outcome.fromMemory { metrics.memoryHits += 1 }
         metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
         if let key = outcome.cacheKey {
             playlists.prefetch(after: key)

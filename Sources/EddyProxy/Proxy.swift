@@ -135,6 +135,11 @@ public final class Proxy {
             let snapshots = HitSnapshots()
             services.hitSnapshots = snapshots
             store.addListener(snapshots)
+            // Bytes a snapshot answer still sends from a resource's file are protected as a
+            // response's are (a whole-resource eviction unlinks the file, which its descriptor
+            // still reads; a punched hole would read as zeros).
+            let ranges = store.protectedRanges
+            store.protectedRanges = { r in snapshots.isSending(r.key) ? [0..<Int.max] : ranges(r) }
         }
         if loops > 1 { try startWorkers(count: loops, port: server.boundPort) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in

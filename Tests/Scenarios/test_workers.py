@@ -228,3 +228,123 @@ def test_max_connections_bounds_every_loop_together(origins, tmp_path):
         for s in held:
             s.close()
         assert e.stop() == 0
+
+
+def test_large_hits_and_ranges_are_answered_on_the_loop_that_took_them(origins, tmp_path, eight):
+    """A plain hit of any size, and a Range of one span, is answered from the published snapshot
+    (the data file through a descriptor of its own) on whichever loop took the request: the same
+    status, fields and bytes as the home loop's exchange sends, and no origin request. Multipart
+    and unsatisfiable ranges, and conditionals, still go home; a purge is seen at once."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        first = request(e.port, "/n/eight.bin")
+        assert first.status == 200 and sha(first.body) == sha(eight)
+        before = len(ng.requests())
+        fields, n = None, len(eight)
+        snap0 = e.metrics()["eddy_snapshot_hits_total"]
+        for i in range(30):  # a connection each: both loops answer
+            if i % 3 == 0:
+                r = request(e.port, "/n/eight.bin")
+                assert r.status == 200 and sha(r.body) == sha(eight), i
+            else:
+                lo = (i * 1_048_583) % (n - 300_000)
+                hi = lo + 200_000 + i
+                r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-%d" % (lo, hi)})
+                assert r.status == 206 and r.body == eight[lo:hi + 1], i
+                assert r.h("content-range") == "bytes %d-%d/%d" % (lo, hi, n)
+                assert int(r.h("content-length")) == hi + 1 - lo
+            assert r.h("cache-status").startswith("eddy; hit; ttl="), r.h("cache-status")
+            got = sorted((k, v) for k, v in r.headers.items()
+                         if k not in ("date", "age", "cache-status", "content-range", "content-length"))
+            assert fields is None or got == fields, (got, fields)
+            fields = got
+        # A suffix range and an open-ended one.
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=-1000"})
+        assert r.status == 206 and r.body == eight[-1000:] and r.h("content-range") == "bytes %d-%d/%d" % (n - 1000, n - 1, n)
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-" % (n - 5)})
+        assert r.status == 206 and r.body == eight[-5:]
+        snap1 = e.metrics()["eddy_snapshot_hits_total"]
+        assert snap1 - snap0 >= 20, (snap0, snap1)
+        # What goes home: two spans (multipart), a range past the end (416), a conditional.
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=0-9,100-109"})
+        assert r.status == 206 and r.h("content-type").startswith("multipart/byteranges")
+        assert eight[0:10] in r.body and eight[100:110] in r.body
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-" % (n + 10)})
+        assert r.status == 416 and r.h("content-range") == "bytes */%d" % n
+        r = request(e.port, "/n/eight.bin", {"If-None-Match": first.h("etag")})
+        assert r.status == 304 and r.body == b""
+        assert e.metrics()["eddy_snapshot_hits_total"] == snap1, "none of those from a snapshot"
+        assert len(ng.requests()) == before, "all of it from the cache"
+        time.sleep(0.7)
+        log = [l for l in open(e.logpath).read().splitlines() if "/n/eight.bin" in l and " HIT " in l]
+        assert len(log) >= 35, "every hit, from either loop, is in the access log (%d)" % len(log)
+        # A purge is seen by the very next request on any loop: the origin is asked again.
+        p = request(e.admin, "/api/resources/" + urllib.parse.quote("/n/eight.bin", safe=""), method="DELETE")
+        assert p.status == 200, p.body
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=10-19"})
+        assert r.status == 206 and r.body == eight[10:20]
+        assert not r.h("cache-status").startswith("eddy; hit"), r.h("cache-status")
+        assert len(ng.requests()) > before
+    finally:
+        assert e.stop() == 0
+
+
+def _send_get(port, path, headers=""):
+    """A connection that asks for `path` and reads nothing yet (a small receive buffer)."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n" % (path, headers)).encode())
+    return s
+
+
+def _read_reply(s, timeout=60):
+    """Status, fields and the whole body (Content-Length) of the reply on `s`."""
+    s.settimeout(timeout)
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        assert chunk, "connection closed before the head"
+        buf += chunk
+    head, body = buf.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    fields = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+    want = int(fields["content-length"])
+    while len(body) < want:
+        chunk = s.recv(1 << 20)
+        assert chunk, "short body: %d of %d" % (len(body), want)
+        body += chunk
+    s.close()
+    return int(lines[0].split()[1]), fields, body
+
+
+def test_eviction_does_not_punch_holes_under_a_snapshot_answer(origins, tmp_path):
+    """A client still reading a large hit answered from a snapshot gets every byte while the cache,
+    over its size, frees blocks of that resource (kept in use by an exchange reading its tail):
+    the snapshot's send protects the file as a response's ticket does."""
+    ng, fo, _ = origins
+    path = os.path.join(ng.www, "punch.bin")
+    make_file(path, 16 * MiB, 77)
+    make_file(os.path.join(ng.www, "punch2.bin"), 16 * MiB, 78)
+    body = open(path, "rb").read()
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2", "--max-size", "24M"])
+    try:
+        assert sha(e.get("/n/punch.bin").body) == sha(body)
+        etag = e.get("/n/punch.bin").h("etag")  # a hit through the exchange: publishes the file
+        snap0 = e.metrics()["eddy_snapshot_hits_total"]
+        reader = _send_get(e.port, "/n/punch.bin")
+        time.sleep(0.2)
+        assert e.metrics()["eddy_snapshot_hits_total"] == snap0 + 1, "answered from the snapshot"
+        # An exchange reading the last 4 MiB keeps the resource in use; what it does not need
+        # is evictable by the block, and a second 16 MiB object takes the cache over 24 MiB.
+        tail = _send_get(e.port, "/n/punch.bin", "Range: bytes=%d-\r\nIf-Range: %s\r\n" % (12 * MiB, etag))
+        time.sleep(0.2)
+        assert e.get("/n/punch2.bin").status == 200
+        time.sleep(0.5)
+        status, fields, got = _read_reply(reader)
+        assert status == 200 and len(got) == len(body)
+        assert sha(got) == sha(body), "zeros where blocks were punched under the reader"
+        status, fields, got = _read_reply(tail)
+        assert status == 206 and got == body[12 * MiB:]
+    finally:
+        assert e.stop() == 0

@@ -139,10 +139,11 @@ extension CacheExchange {
             if let bytes = services.memory.body(of: r, c) ?? services.memory.admit(r, c, store: services.cache) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)
                 services.metrics.memoryHits += 1
-                publishHit(r, status: status, headers: headers, extra: extra, bytes: bytes, range: range)
+                publishHit(r, status: status, headers: headers, bytes: bytes)
                 sent = true
             } else {
                 sent = request.sendFile(status: status, headers: headers, extra: extra, span: services.cache.span(r, range))
+                if sent { publishHit(r, status: status, headers: headers, bytes: nil) }
             }
             if sent {
                 bytesServed = range.count
@@ -151,6 +152,7 @@ extension CacheExchange {
                 return
             }
         }
+        if covered { publishHit(r, status: status, headers: headers, bytes: nil) }
         bytesAtStart = r.confirmed
         machine.headSent()
         if case let .resource(range)? = pieces.first { pos = range.lowerBound }

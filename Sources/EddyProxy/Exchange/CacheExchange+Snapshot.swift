@@ -3,19 +3,30 @@ import EddyCore
 import EddyLoop
 
 extension CacheExchange {
-    /// Publishes a plain memory-tier hit for any loop to answer the same request-target from
-    /// (`HitSnapshots`): only when the answer depends on nothing but the target and the clock, so
-    /// that the copy is the same response as this one.
-    func publishHit(_ r: CachedResource, status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, range: Range<Int>) {
-        guard let snapshots = services.hitSnapshots, status == 200, range == 0..<bytes.count, key == base,
+    /// Publishes a plain hit for any loop to answer the same request-target from (`HitSnapshots`):
+    /// only when the answer depends on nothing but the target, the Range and the clock, so that
+    /// the copy is the same response as this one. `bytes`: the memory tier's copy of the whole
+    /// body; nil publishes the data file instead (a complete version, every byte verified).
+    /// `status` and `headers` are this response's: a 200, or a 206 of one span, with the stored fields.
+    func publishHit(_ r: CachedResource, status: Int, headers: HeaderBlock, bytes: SharedBytes?) {
+        guard let snapshots = services.hitSnapshots, status == 200 || status == 206, pieces.count == 1, key == base,
+              !chunked, !isHead, let length = r.meta.length, r.meta.status == 200, r.isComplete,
               HitSnapshots.eligible(method: request.method, headers: request.headers),
+              HitSnapshots.plan(range: request.headers["Range"], length: length) != nil,
               cacheStatus == plainHit, !revalidateWhenDone, let ttl = cacheStatus.ttl, ttl > 0,
               headers.headers["Vary"] == nil, !services.playlists.isPlaylist(r, url: url), !services.playlists.isKey(url)
         else { return }
-        var bodyFields = HTTPHeaders(capacity: 2)
-        for (n, v) in extra where !n.caseInsensitiveEquals("Age") && !n.caseInsensitiveEquals("Cache-Status") { bodyFields.add(n, v) }
+        let body: HitSnapshots.Body
+        if let bytes, bytes.count == length {
+            body = .bytes(bytes)
+        } else {
+            // Bytes read back from the index are served only once checked (see CacheStore.verify).
+            guard r.unverified.isEmpty, snapshots.wantsFile(for: request.uri),
+                  let d = SharedDescriptor(duplicating: r.fd) else { return }
+            body = .file(d)
+        }
         let now = services.loop.wallClock()
-        snapshots.publish(target: request.uri, key: key, headers: headers, bodyFields: bodyFields, bytes: bytes,
+        snapshots.publish(target: request.uri, key: key, headers: headers, body: body, length: length,
                           storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt))
     }
 

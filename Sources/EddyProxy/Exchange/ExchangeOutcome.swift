@@ -13,4 +13,6 @@ struct ExchangeOutcome {
     /// When the origin's head reached eddy for this response (monotonic seconds); nil when the
     /// origin was not asked.
     var upstreamHeadAt: Double? = nil
+    /// True when the body was sent from memory (the memory tier's bytes), not from a file.
+    var fromMemory = false
 }

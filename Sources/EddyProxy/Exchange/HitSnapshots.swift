@@ -1,63 +1,120 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import Glibc
 
-/// Small fresh hits answered without an exchange: on the worker loop that took the request, with
+/// Plain fresh hits answered without an exchange: on the worker loop that took the request, with
 /// no crossing to the home loop, and on the main loop without the exchange's machinery.
 ///
-/// When the home loop answers a plain GET wholly from the memory tier (a complete, fresh, small
-/// 200 that does not vary, is not a playlist or a key, for a request with no Range, conditional or
-/// Cache-Control), it publishes what it sent under the request-target: the stored fields, the
-/// body's shared bytes, and what Age and Cache-Status's ttl are computed from. A later request for
-/// the same target with none of those fields is answered from here, exactly as the exchange would,
-/// and the hit is reported home afterwards (metrics, access log, LRU, HLS prefetch). The plain
-/// small hit was 0.76 to 0.90 of nginx per core through the exchange (bench/RESULTS.md).
+/// When the home loop answers a plain GET wholly from a complete stored 200 (fresh, not varying,
+/// not a playlist or a key, for a request with no conditional or Cache-Control, and a Range of
+/// one span at most), it publishes what the answer depends on under the request-target: the
+/// stored fields, the body (the memory tier's shared bytes, or a descriptor of its own for the
+/// data file), and what Age and Cache-Status's ttl are computed from. A later request for the same
+/// target is answered from here exactly as the exchange would: the same `ResponsePlan` turns its
+/// Range into a 200 or a 206 (multipart and unsatisfiable ranges go home). The hit is reported
+/// home afterwards (metrics, access log, LRU, HLS prefetch). The plain small hit was 0.76 to 0.90
+/// of nginx per core through the exchange, and larger hits crossed to the home loop for every
+/// piece (bench/RESULTS.md).
 ///
 /// An entry lives at most `lifetime` (1 s) and never past its freshness; the home loop removes it
 /// at once when its resource loses bytes or leaves the cache (purge, eviction, a new version,
 /// invalidation), and drops them all on a reload, so the fields a 304 refreshed or a changed
 /// route are used within a second. Entries hold bytes the memory tier holds (or held up to a
-/// second ago), so memory stays within its budget plus what one second of hits published.
+/// second ago), so memory stays within its budget plus what one second of hits published; file
+/// entries hold a descriptor each, and there are at most `maxFileEntries` of them.
 final class HitSnapshots: CacheListener, @unchecked Sendable {
+    /// Where an entry's body is.
+    enum Body {
+        case bytes(SharedBytes)
+        /// The data file of a complete version, through a descriptor of the entry's own.
+        case file(SharedDescriptor)
+    }
+
     struct Entry {
         let key: String
         let headers: HeaderBlock
-        /// Content-Length (and any other body field the home loop sent besides the stored ones).
-        let bodyFields: HTTPHeaders
-        let bytes: SharedBytes
+        let body: Body
+        /// The representation's length: the body is bytes 0..<length.
+        let length: Int
         let storedAt: Int
         /// Freshness lifetime: ttl = lifetime - (now - storedAt), as `ResourceCoordinator.ttl`.
         let lifetime: Int
         /// Monotonic time after which the entry is not used.
         let expires: Double
+
+        var isFile: Bool {
+            if case .file = body { return true }
+            return false
+        }
     }
 
     private struct Table {
         var byTarget: [String: Entry] = [:]
         var targetsByKey: [String: Set<String>] = [:]
+        var fileEntries = 0
+
+        mutating func remove(_ target: String) {
+            guard let e = byTarget.removeValue(forKey: target) else { return }
+            if e.isFile { fileEntries -= 1 }
+            targetsByKey[e.key]?.remove(target)
+            if targetsByKey[e.key]?.isEmpty == true { targetsByKey[e.key] = nil }
+        }
     }
 
     /// How long an entry may be used without the home loop seeing a request for it.
     static let lifetime = 1.0
     /// Request fields that send a request home: they change the answer or ask the origin.
-    static let homeFields = ["Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
+    /// (Range is answered here when it names one span; see `plan`.)
+    static let homeFields = ["If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since",
                              "Cache-Control", "Pragma", "Authorization"]
+    /// File entries hold a descriptor each: a sixteenth of the process's limit, at most 256, so
+    /// that a second of many distinct large hits cannot take the descriptors clients need.
+    let maxFileEntries: Int
     private let table = Locked(Table())
+    /// Responses still reading a data file through an entry, by cache key (any loop).
+    private let sending = Locked([String: Int]())
+
+    init() {
+        var limit = rlimit()
+        let soft = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(limit.rlim_cur) : 1024
+        maxFileEntries = max(4, min(256, soft / 16))
+    }
 
     /// True when a request with these fields could be answered from an entry.
     static func eligible(method: String, headers: HTTPHeaders) -> Bool {
         method == "GET" && !homeFields.contains { headers[$0] != nil }
     }
 
-    /// Home loop: publishes what a memory-tier hit on `target` sent.
-    func publish(target: String, key: String, headers: HeaderBlock, bodyFields: HTTPHeaders, bytes: SharedBytes,
-                 storedAt: Int, lifetime: Int) {
-        let e = Entry(key: key, headers: headers, bodyFields: bodyFields, bytes: bytes, storedAt: storedAt, lifetime: lifetime,
+    /// What an entry of `length` bytes answers to a request with `range` (the Range field): a 200
+    /// or a single-span 206, as `CacheExchange.respond` plans it; nil for what goes home.
+    static func plan(range: String?, length: Int) -> ResponsePlan? {
+        let p = ResponsePlan.make(RangePlan.make(RangeHeader.parse(range), length: length), length: length,
+                                  contentType: nil, boundary: "")
+        return p.status == 416 || p.isMultipart ? nil : p
+    }
+
+    /// Home loop: publishes what a hit on `target` sent (the whole representation's `body`).
+    func publish(target: String, key: String, headers: HeaderBlock, body: Body, length: Int, storedAt: Int, lifetime: Int) {
+        let e = Entry(key: key, headers: headers, body: body, length: length, storedAt: storedAt, lifetime: lifetime,
                       expires: EventLoop.monotonic() + HitSnapshots.lifetime)
+        let limit = maxFileEntries
         table.withLock { t in
+            t.remove(target)
+            if e.isFile {
+                guard t.fileEntries < limit else { return }
+                t.fileEntries += 1
+            }
             t.byTarget[target] = e
             t.targetsByKey[key, default: []].insert(target)
         }
+    }
+
+    /// True when a file entry for `target` may be published now (one is not already there, and
+    /// there is room): the home loop asks before it duplicates a descriptor.
+    func wantsFile(for target: String) -> Bool {
+        let limit = maxFileEntries
+        return table.withLock { t in t.byTarget[target] == nil && t.fileEntries < limit }
     }
 
     /// Any loop: the entry for `target` if it may answer now (`now`: wall-clock seconds).
@@ -73,21 +130,54 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
         let startedAt = EventLoop.monotonic()
         guard HitSnapshots.eligible(method: request.method, headers: request.headers),
               let (e, ttl) = entry(for: request.uri, now: now) else { return nil }
+        let range = request.headers["Range"]
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", String(max(0, now - e.storedAt)))
-        for (n, v) in e.bodyFields { extra.add(n, v) }
-        var status = CacheStatus()
-        status.ttl = ttl
-        extra.add("Cache-Status", status.description)
-        request.sendShared(status: 200, headers: e.headers, extra: extra, bytes: e.bytes, offset: 0, length: e.bytes.count)
-        return ExchangeOutcome(cacheStatus: status, fromCache: e.bytes.count, fromOrigin: 0, startedAt: startedAt, cacheKey: e.key)
+        var span = 0..<e.length, status = 200
+        if range == nil {
+            extra.add("Content-Length", String(e.length))
+        } else {
+            guard let plan = HitSnapshots.plan(range: range, length: e.length), case let .resource(r)? = plan.pieces.first else { return nil }
+            for (n, v) in plan.bodyFields { extra.add(n, v) }
+            (span, status) = (r, plan.status)
+        }
+        var cacheStatus = CacheStatus()
+        cacheStatus.ttl = ttl
+        extra.add("Cache-Status", cacheStatus.description)
+        var outcome = ExchangeOutcome(cacheStatus: cacheStatus, fromCache: span.count, fromOrigin: 0, startedAt: startedAt, cacheKey: e.key)
+        switch e.body {
+        case let .bytes(b):
+            outcome.fromMemory = true
+            request.sendShared(status: status, headers: e.headers, extra: extra, bytes: b, offset: span.lowerBound, length: span.count)
+        case let .file(d):
+            // The segment takes a descriptor of its own, so `d` may close once this returns. Until
+            // the file is no longer read for this response, eviction must not punch its blocks.
+            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
+            let key = e.key
+            sending.withLock { $0[key, default: 0] += 1 }
+            let sent = { [sending] in
+                sending.withLock { s in
+                    s[key, default: 1] -= 1
+                    if s[key] == 0 { s[key] = nil }
+                }
+            }
+            guard request.sendFileWhole(status: status, headers: e.headers, extra: extra, span: file, whenSent: sent) else {
+                sent()
+                return nil
+            }
+        }
+        return outcome
     }
+
+    /// True while a response answered from an entry still reads `key`'s data file (a slow
+    /// client of a large body may take minutes, long after the entry went): the home loop then
+    /// keeps eviction from punching holes under it (`CacheStore.protectedRanges`).
+    func isSending(_ key: String) -> Bool { sending.withLock { $0[key] != nil } }
 
     /// Home loop: forgets the entries of `key`.
     func revoke(key: String) {
         table.withLock { t in
-            guard let targets = t.targetsByKey.removeValue(forKey: key) else { return }
-            for target in targets { t.byTarget[target] = nil }
+            for target in t.targetsByKey[key] ?? [] { t.remove(target) }
         }
     }
 
@@ -98,11 +188,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
     func sweep() {
         let now = EventLoop.monotonic()
         table.withLock { t in
-            for (target, e) in t.byTarget where e.expires <= now {
-                t.byTarget[target] = nil
-                t.targetsByKey[e.key]?.remove(target)
-                if t.targetsByKey[e.key]?.isEmpty == true { t.targetsByKey[e.key] = nil }
-            }
+            for (target, e) in t.byTarget where e.expires <= now { t.remove(target) }
         }
     }
 

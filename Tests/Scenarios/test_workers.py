@@ -1,7 +1,7 @@
 """Several event loops (--workers): clients spread over every loop's listener still share one
 origin fetch per resource, range and conditional answers are the same from any loop, and a
 SIGTERM drains every loop."""
-import os, signal, socket, subprocess, threading, time, urllib.parse
+import os, re, signal, socket, subprocess, threading, time, urllib.parse
 import pytest
 from conftest import EDDY, MiB, Eddy, make_file, request, sha
 
@@ -346,5 +346,58 @@ def test_eviction_does_not_punch_holes_under_a_snapshot_answer(origins, tmp_path
         assert sha(got) == sha(body), "zeros where blocks were punched under the reader"
         status, fields, got = _read_reply(tail)
         assert status == 206 and got == body[12 * MiB:]
+    finally:
+        assert e.stop() == 0
+
+
+def test_playlists_are_answered_on_the_loop_that_took_them(origins, tmp_path, streams):
+    """A playlist hit is answered from the snapshot as the home loop sends it: rewritten for the
+    request's URL form, whole whatever the Range, with the same fields. A live playlist's answers
+    carry no ttl (the live rule decides), and none is older than half its target duration."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        for path in ["/n/hls/fmp4/master.m3u8", "/n/hls/fmp4/hi/index.m3u8"]:
+            first = request(e.port, path)
+            assert first.status == 200 and b"#EXTM3U" in first.body
+            snap0 = e.metrics()["eddy_snapshot_hits_total"]
+            fields = None
+            for i in range(24):
+                r = request(e.port, path, {"Range": "bytes=0-9"} if i % 4 == 3 else None)
+                assert r.status == 200 and r.body == first.body, (path, i)
+                assert r.h("cache-status").startswith("eddy; hit; ttl="), r.h("cache-status")
+                assert r.h("accept-ranges") == "none" and r.h("etag") is None
+                got = sorted((k, v) for k, v in r.headers.items() if k not in ("date", "age", "cache-status"))
+                assert fields is None or got == fields, (got, fields)
+                fields = got
+            assert e.metrics()["eddy_snapshot_hits_total"] - snap0 >= 12, path
+        # A live playlist: target duration 2 s, so a stored copy answers for 1 s after the origin.
+        d = os.path.join(ng.www, "hls", "wlive")
+        os.makedirs(d, exist_ok=True)
+
+        def write(seq):
+            lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:%d" % seq, "#" + "v" * seq]
+            for i in range(seq, seq + 3):
+                lines += ["#EXTINF:2.0,", "seg%d.ts" % i]
+            open(os.path.join(d, "index.m3u8.tmp"), "w").write("\n".join(lines) + "\n")
+            os.replace(os.path.join(d, "index.m3u8.tmp"), os.path.join(d, "index.m3u8"))
+            return time.monotonic()
+
+        written = {0: write(0)}
+        snap0 = e.metrics()["eddy_snapshot_hits_total"]
+        end, seq = time.monotonic() + 5, 0
+        while time.monotonic() < end:
+            if time.monotonic() - written[seq] > 0.7:
+                seq += 1
+                written[seq] = write(seq)
+            t = time.monotonic()
+            r = request(e.port, "/n/hls/wlive/index.m3u8")
+            assert r.status == 200
+            got = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", r.body.decode()).group(1))
+            if got + 1 in written:  # replaced at the origin: not longer than 1 s (+ slack) before asking
+                assert written[got + 1] >= t - 1.0 - 0.15, ("older than half the target", got, r.h("cache-status"))
+            assert "ttl=" not in r.h("cache-status"), r.h("cache-status")
+            time.sleep(0.02)
+        assert e.metrics()["eddy_snapshot_hits_total"] - snap0 >= 10
     finally:
         assert e.stop() == 0

@@ -42,6 +42,7 @@ extension CacheExchange {
         machine.setStored(cacheStatus.forward != nil)
         if case .live = playlist.kind {} else { machine.setTTL(services.ttl(r, now: services.loop.wallClock())) }
         h.set("Cache-Status", cacheStatus.description)
+        publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
         bytesServed = r.meta.length ?? 0
         request.send(status: 200, headers: h, body: isHead ? [] : response.body)
         complete()

@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyHLS
 import EddyLoop
 
 extension CacheExchange {
@@ -28,6 +29,32 @@ extension CacheExchange {
         let now = services.loop.wallClock()
         snapshots.publish(target: request.uri, key: key, headers: headers, body: body, length: length,
                           storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt))
+    }
+
+    /// Publishes a plain hit on a playlist as sent: rewritten for this request-target's URL form
+    /// (which the target alone decides), the whole body whatever the Range, as `servePlaylist`
+    /// sends it. A live playlist's entry ends where the live rule would send the next request to
+    /// the origin (half a target duration after the origin was last heard, RFC 8216bis 6.2.1's
+    /// reload interval), and reports no ttl, as the exchange does not.
+    func publishPlaylist(_ r: CachedResource, kind: PlaylistKind, fields: HTTPHeaders, body: [UInt8]) {
+        guard let snapshots = services.hitSnapshots, key == base, !isHead, !body.isEmpty, r.meta.status == 200,
+              !machine.isOffline, HitSnapshots.eligible(method: request.method, headers: request.headers),
+              cacheStatus == plainHit, !revalidateWhenDone, fields["Vary"] == nil else { return }
+        let now = services.loop.wallClock()
+        let ttl = services.ttl(r, now: now)
+        var until = Double.infinity, live = false
+        if case let .live(target) = kind {
+            guard let heard = coordinators.of(r).playlistFetchedAt else { return }
+            (until, live) = (heard + target / 2, true)
+        }
+        guard ttl > 0, until > EventLoop.monotonic(),
+              let bytes = SharedBytes(count: body.count, fill: { $0.copyBytes(from: body); return true }) else { return }
+        var h = fields
+        h.remove("Age") // each answer's own, as Content-Length and Cache-Status
+        h.remove("Content-Length")
+        snapshots.publish(target: request.uri, key: key, headers: HeaderBlock(h), body: .bytes(bytes), length: body.count,
+                          storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt), servesRanges: false,
+                          reportsTTL: !live, until: until)
     }
 
     /// The Cache-Status of a hit with nothing to say but its ttl.

@@ -42,6 +42,10 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
         let lifetime: Int
         /// Monotonic time after which the entry is not used.
         let expires: Double
+        /// False for a rewritten playlist: its exchange ignores Range and sends the whole body.
+        let servesRanges: Bool
+        /// False for a live playlist, whose freshness is the live rule's: no ttl in Cache-Status.
+        let reportsTTL: Bool
 
         var isFile: Bool {
             if case .file = body { return true }
@@ -94,10 +98,13 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
         return p.status == 416 || p.isMultipart ? nil : p
     }
 
-    /// Home loop: publishes what a hit on `target` sent (the whole representation's `body`).
-    func publish(target: String, key: String, headers: HeaderBlock, body: Body, length: Int, storedAt: Int, lifetime: Int) {
+    /// Home loop: publishes what a hit on `target` sent (the whole representation's `body`), to be
+    /// used until `until` (monotonic) at the latest. `servesRanges` and `reportsTTL`: see `Entry`.
+    func publish(target: String, key: String, headers: HeaderBlock, body: Body, length: Int, storedAt: Int, lifetime: Int,
+                 servesRanges: Bool = true, reportsTTL: Bool = true, until: Double = .infinity) {
         let e = Entry(key: key, headers: headers, body: body, length: length, storedAt: storedAt, lifetime: lifetime,
-                      expires: EventLoop.monotonic() + HitSnapshots.lifetime)
+                      expires: min(until, EventLoop.monotonic() + HitSnapshots.lifetime), servesRanges: servesRanges,
+                      reportsTTL: reportsTTL)
         let limit = maxFileEntries
         table.withLock { t in
             t.remove(target)
@@ -130,7 +137,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
         let startedAt = EventLoop.monotonic()
         guard HitSnapshots.eligible(method: request.method, headers: request.headers),
               let (e, ttl) = entry(for: request.uri, now: now) else { return nil }
-        let range = request.headers["Range"]
+        let range = e.servesRanges ? request.headers["Range"] : nil
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", String(max(0, now - e.storedAt)))
         var span = 0..<e.length, status = 200
@@ -142,7 +149,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
             (span, status) = (r, plan.status)
         }
         var cacheStatus = CacheStatus()
-        cacheStatus.ttl = ttl
+        if e.reportsTTL { cacheStatus.ttl = ttl }
         extra.add("Cache-Status", cacheStatus.description)
         var outcome = ExchangeOutcome(cacheStatus: cacheStatus, fromCache: span.count, fromOrigin: 0, startedAt: startedAt, cacheKey: e.key)
         switch e.body {

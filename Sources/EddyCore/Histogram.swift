@@ -23,6 +23,15 @@ public struct Histogram: Equatable, Sendable {
         count += 1
     }
 
+    /// Adds `other`'s observations (the same bounds), as if they had been observed here: for
+    /// summing the histograms of several event loops.
+    public mutating func add(_ other: Histogram) {
+        guard other.bounds == bounds else { return }
+        for i in counts.indices { counts[i] += other.counts[i] }
+        sum += other.sum
+        count += other.count
+    }
+
     /// The series of `name`, with `labels` (`kind="hit"`) on every line.
     public func render(_ name: String, labels: String = "") -> String {
         let sep = labels.isEmpty ? "" : ","

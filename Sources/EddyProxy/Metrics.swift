@@ -37,6 +37,29 @@ public final class Metrics {
 
     public init() {}
 
+    /// Adds another loop's counters and fill and connect histograms. The per-minute windows and
+    /// first-byte histograms are kept where requests are recorded (the main loop) and not added.
+    public func add(_ o: Metrics) {
+        requests += o.requests; hits += o.hits; misses += o.misses; partials += o.partials
+        coalesced += o.coalesced; bypasses += o.bypasses; revalidations += o.revalidations
+        validatorChanges += o.validatorChanges; upstreamFetches += o.upstreamFetches
+        upstreamFailures += o.upstreamFailures; resumes += o.resumes; evictions += o.evictions
+        prefetches += o.prefetches; bytesFromCache += o.bytesFromCache; bytesFromOrigin += o.bytesFromOrigin
+        memoryHits += o.memoryHits; snapshotHits += o.snapshotHits; invalidations += o.invalidations
+        variantsRetired += o.variantsRetired
+        tunnelsOpened += o.tunnelsOpened; tunnelsRefused += o.tunnelsRefused; tunnelsFailed += o.tunnelsFailed
+        tunnelsActive += o.tunnelsActive; tunnelBytesUp += o.tunnelBytesUp; tunnelBytesDown += o.tunnelBytesDown
+        fillDuration.add(o.fillDuration)
+        upstreamConnect.add(o.upstreamConnect)
+    }
+
+    /// A copy of the counters that `add` sums (for publishing a loop's counters to another thread).
+    public func copy() -> Metrics {
+        let m = Metrics()
+        m.add(self)
+        return m
+    }
+
     /// The exposition text; `gauges` adds current values such as cache size.
     public func render(gauges: [(String, String, Int)]) -> String {
         let counters: [(String, String, Int)] = [

@@ -75,11 +75,12 @@ extension Proxy {
 
     private func sendMetrics(_ request: ServerRequest) {
         let listener = listenerCounters
+        let metrics = summedMetrics
         var text = metrics.render(gauges: [
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
             ("eddy_cache_pinned_bytes", "Confirmed bytes of pinned resources (downloads), never evicted", store.pinnedBytes),
-            ("eddy_upstream_active", "Upstream transfers in flight", curl.activeCount),
+            ("eddy_upstream_active", "Upstream transfers in flight", listener.upstreamActive),
             ("eddy_client_connections", "Open client connections", listener.openConnections),
             ("eddy_header_timeouts_total", "Connections closed for slow request headers", listener.headerTimeouts),
             ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", listener.shed),
@@ -91,6 +92,11 @@ extension Proxy {
         // How the kernel spread the clients over the loops' listeners.
         text += "# HELP eddy_loop_requests_total Client requests each event loop accepted\n# TYPE eddy_loop_requests_total counter\n"
         for (i, c) in loopCounters.enumerated() { text += "eddy_loop_requests_total{loop=\"\(i)\"} \(c.requests)\n" }
+        // Where the origin is asked from: fills on the home loop, pass-through on any.
+        text += "# HELP eddy_loop_upstream_fetches_total Upstream requests each event loop made\n# TYPE eddy_loop_upstream_fetches_total counter\n"
+        for (i, n) in ([self.metrics.upstreamFetches] + workers.map(\.metrics.upstreamFetches)).enumerated() {
+            text += "eddy_loop_upstream_fetches_total{loop=\"\(i)\"} \(n)\n"
+        }
         var h = HTTPHeaders()
         h.set("Content-Type", "text/plain; version=0.0.4")
         request.send(status: 200, headers: h, body: Array(text.utf8))

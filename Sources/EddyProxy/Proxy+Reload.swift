@@ -65,13 +65,16 @@ extension Proxy {
         curl.gate = routing.resolver.gate
         services.freshness = new.freshness
         coordinators.targetedFields = new.freshness.targetedFields
-        services.forwardClientAddress = new.forwardedHeaders
-        services.trustedProxies = Set(new.trustedProxies)
+        services.passThrough.forwardClientAddress = new.forwardedHeaders
+        services.passThrough.trustedProxies = Set(new.trustedProxies)
         coordinators.maxVariants = new.maxVariants
         playlists.prefetchSegments = new.prefetchSegments
         server.limits = new.limits
         adminServer?.limits = new.limits
-        for w in workers { w.apply(new.limits) }
+        for w in workers {
+            w.apply(limits: new.limits, gate: routing.resolver.gate, forwardClientAddress: new.forwardedHeaders,
+                    trustedProxies: Set(new.trustedProxies))
+        }
         services.hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize

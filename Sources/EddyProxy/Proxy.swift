@@ -40,7 +40,7 @@ public final class Proxy {
     var server: HTTPServer!
     var adminServer: HTTPServer?
     /// What CONNECT may reach (from the config, built once).
-    private let connectPolicy: ConnectExchange.Policy
+    let connectPolicy: ConnectExchange.Policy
     /// Offline downloads and their API (on the admin listener).
     var downloads: DownloadAPI?
     /// The cache's admin API (resources, pins, purges).
@@ -91,15 +91,15 @@ public final class Proxy {
             loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
             metrics: metrics, logger: logger, routing: routing, name: config.name, freshness: config.freshness,
             finished: { [unowned self] in exchangeFinished(request: $0, $1) })
-        services.forwardClientAddress = config.forwardedHeaders
-        services.trustedProxies = Set(config.trustedProxies)
-        var loops = Proxy.loopCount(config)
-        if loops > 1 && config.allowConnect {
-            // Said as a warning only to someone who asked for several loops by number.
-            let why: Logger.Message = "allow_connect: tunnels run on the loop of their connection, which needs workers: 1; running one loop"
-            if config.workers > 1 { logger.warning(why) } else { logger.info(why) }
-            loops = 1
-        }
+        let passThrough = PassThroughServices(
+            loop: loop, upstream: upstream, metrics: metrics, logger: logger, routing: routing,
+            learn: { [unowned playlists] in playlists.learn($0, url: $1) },
+            invalidate: { [unowned self] in services.invalidate($0, alsoNamedBy: $1) },
+            finished: { [unowned self] in exchangeFinished(request: $0, $1) })
+        passThrough.forwardClientAddress = config.forwardedHeaders
+        passThrough.trustedProxies = Set(config.trustedProxies)
+        services.passThrough = passThrough
+        let loops = Proxy.loopCount(config)
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
                               sharing: loops > 1 ? .first : .exclusive)
         server.handler = { [unowned self] in handle($0) }
@@ -193,7 +193,9 @@ public final class Proxy {
         for case let c as ConnectExchange in active.values { c.tunnel?.finish("shutting down") }
         let deadline = EventLoop.monotonic() + 30
         let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
-            if inFlight == 0 || EventLoop.monotonic() > deadline { loop.stop() }
+            // The workers' own responses (pass-through) count too, as they last published them.
+            let idle = inFlight == 0 && workers.allSatisfy { $0.counters.exchanges == 0 }
+            if idle || EventLoop.monotonic() > deadline { loop.stop() }
         }
         poll.schedule(after: 0.05)
         drainTimer = poll
@@ -213,36 +215,25 @@ public final class Proxy {
         }
         metrics.requests += 1
         active[ObjectIdentifier(request)] = request
-        if request.method == "CONNECT" {
-            // A tunnel takes over its connection's socket, on the connection's loop: eddy runs one
-            // loop when CONNECT is on (see `init`), so a worker's CONNECT is always refused.
-            guard let request = request as? ServerRequest else {
-                metrics.tunnelsRefused += 1
-                request.sendError(405, "CONNECT tunnels are off (set allow_connect: true)", extra: ExchangeServices.allowHeader, close: true)
-                exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
-                return
-            }
-            let tunnel = ConnectExchange(services: services, request: request, policy: connectPolicy)
+        if request.method == "CONNECT", let request = request as? ServerRequest {
+            // A tunnel takes over its connection's socket, on the connection's loop (a worker's
+            // CONNECT runs on the worker, see `Worker`).
+            let tunnel = ConnectExchange(services: services.passThrough, request: request, policy: connectPolicy)
             active[ObjectIdentifier(request)] = tunnel
             tunnel.begin()
             return
         }
-        if let refusal = Proxy.methodRefusal(request.method) {
-            request.sendError(refusal.status, refusal.reason, extra: ExchangeServices.allowHeader)
-            exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .method), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
-            return
-        }
-        switch resolver.resolve(request.uri) {
-        case let .refused(status, reason):
-            request.sendError(status, reason)
-            exchangeFinished(request: request, ExchangeOutcome(cacheStatus: CacheStatus(forward: .request), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic()))
-        case let .upstream(url, form, checkAddress):
-            if let bypass = request.method == "GET" || request.method == "HEAD" ? bypassReason(request, url) : "method" {
-                let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress, reason: bypass)
-                active[ObjectIdentifier(request)] = direct
-                direct.begin()
-                metrics.bypasses += 1
-                return
+        switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers, resolver: resolver,
+                                cacheAvailable: store.isAvailable) {
+        case let .refuse(status, reason, forward, allow):
+            exchangeFinished(request: request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
+        case let .passThrough(url, form, checkAddress, reason):
+            passThrough(request, url: url, form: form, checkAddress: checkAddress, reason: reason)
+        case let .home(url, form, checkAddress):
+            // A key is fetched each time unless cache_keys says otherwise; a downloaded asset's key is
+            // pinned and served from the cache, because offline playback needs it.
+            if !config.cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+                return passThrough(request, url: url, form: form, checkAddress: checkAddress, reason: "key")
             }
             let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
             active[ObjectIdentifier(request)] = exchange
@@ -250,29 +241,11 @@ public final class Proxy {
         }
     }
 
-    /// Methods eddy does not pass on: TRACE (a proxy that reflects requests
-    /// would echo credentials to scripts), and any evhttp could not name.
-    static func methodRefusal(_ method: String) -> (status: Int, reason: String)? {
-        switch method {
-        case "TRACE": return (405, "TRACE is not supported")
-        case "UNKNOWN": return (501, "unknown method")
-        default: return nil
-        }
-    }
-
-    /// Why a request goes to the origin uncached, or nil.
-    private func bypassReason(_ request: any ClientRequest, _ url: UpstreamURL) -> String? {
-        // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
-        if request.headers["Authorization"] != nil { return "authorization" }
-        if !store.isAvailable { return "cache unavailable" }
-        // LL-HLS blocking reloads and delta updates are answered by the origin each time.
-        if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) { return "ll-hls directive" }
-        // A key is fetched each time unless cache_keys says otherwise; a downloaded asset's key is
-        // pinned and served from the cache, because offline playback needs it.
-        if !config.cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
-            return "key"
-        }
-        return nil
+    private func passThrough(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
+        let direct = DirectExchange(services: services.passThrough, request: request, url: url, form: form, checkAddress: checkAddress, reason: reason)
+        active[ObjectIdentifier(request)] = direct
+        direct.begin()
+        metrics.bypasses += 1
     }
 
     private func exchangeFinished(request: any ClientRequest, _ outcome: ExchangeOutcome) {

@@ -46,4 +46,16 @@ final class RollingStatsTests: XCTestCase {
             """)
         XCTAssertTrue(Histogram().render("y").hasPrefix("y_bucket{le=\"0.001\"} 0\n"))
     }
+
+    func test_histogramsOfSeveralLoopsAddUpToOneThatSawEverything() {
+        var a = Histogram(bounds: [0.01, 0.1, 1]), b = a, all = a
+        for v in [0.0078125, 0.5, 4] { a.observe(v); all.observe(v) } // sums exact in binary
+        for v in [0.0625, 0.0625] { b.observe(v); all.observe(v) }
+        a.add(b)
+        XCTAssertEqual(a, all)
+        var other = Histogram(bounds: [1, 2])
+        other.observe(1)
+        a.add(other) // different buckets: not added
+        XCTAssertEqual(a, all)
+    }
 }

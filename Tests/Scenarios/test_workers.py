@@ -1,7 +1,7 @@
 """Several event loops (--workers): clients spread over every loop's listener still share one
 origin fetch per resource, range and conditional answers are the same from any loop, and a
 SIGTERM drains every loop."""
-import os, re, signal, socket, subprocess, threading, time, urllib.parse
+import http.client, json, os, re, signal, socket, subprocess, threading, time, urllib.parse
 import pytest
 from conftest import EDDY, MiB, Eddy, make_file, request, sha
 
@@ -10,6 +10,14 @@ def loop_requests(eddy):
     """Requests each loop's listener accepted, from /metrics, by loop index."""
     m = eddy.metrics()
     return {int(k.split('"')[1]): v for k, v in m.items() if k.startswith("eddy_loop_requests_total")}
+
+
+def random_file(fo, name, size):
+    """A new file of `size` random bytes at the fault origin; returns its bytes."""
+    body = os.urandom(size)
+    with open(os.path.join(fo.www, name), "wb") as f:
+        f.write(body)
+    return body
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +80,7 @@ def test_ranges_heads_and_validators_are_the_same_from_every_loop(origins, tmp_p
             c = request(e.port, "/n/eight.bin", {"If-None-Match": etag})
             assert c.status == 304 and c.body == b""
         assert len(ng.requests()) == before, "all of it from the cache"
-        time.sleep(0.3)  # the workers publish their counts every 0.25 s
+        time.sleep(0.3)  # the workers publish their counts every 0.1 s
         spread = loop_requests(e)
         assert all(n >= 1 for n in spread.values()), spread
     finally:
@@ -85,7 +93,10 @@ def test_sigterm_drains_responses_on_every_loop(origins, tmp_path, eight):
     out = [None] * 12
 
     def client(i):
-        out[i] = request(e.port, "/f/eight.bin?rate=4000000&c=%d" % i, timeout=60)
+        # Every third passes through (credentials): the loop that took it runs it with its own
+        # curl handle, and the drain waits for it as for the home loop's exchanges.
+        auth = {"Authorization": "Bearer t"} if i % 3 == 0 else None
+        out[i] = request(e.port, "/f/eight.bin?rate=4000000&c=%d" % i, auth, timeout=60)
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(12)]
     for t in threads:
@@ -141,10 +152,7 @@ def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_
     the same status, fields and body as from the home loop; a purge or a new version is seen by
     the next request on every loop."""
     ng, fo, data = origins
-    path = os.path.join(fo.www, "tiny.bin")
-    with open(path, "wb") as f:
-        f.write(os.urandom(20_000))
-    tiny = open(path, "rb").read()
+    tiny = random_file(fo, "tiny.bin", 20_000)
     e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
     try:
         first = request(e.port, "/f/tiny.bin")
@@ -401,3 +409,100 @@ def test_playlists_are_answered_on_the_loop_that_took_them(origins, tmp_path, st
         assert e.metrics()["eddy_snapshot_hits_total"] - snap0 >= 10
     finally:
         assert e.stop() == 0
+
+
+def loop_fetches(eddy):
+    """Upstream requests each loop made, from /metrics, by loop index."""
+    m = eddy.metrics()
+    return {int(k.split('"')[1]): v for k, v in m.items() if k.startswith("eddy_loop_upstream_fetches_total")}
+
+
+def test_pass_through_runs_on_the_loop_that_took_it(origins, tmp_path):
+    """Requests that need no resource (an unsafe method, credentials) are passed through by the
+    loop that took them, with its own curl handle: the origin gets each once with its body, the
+    client gets the origin's answer, the counters add up over the loops, and an unsafe method
+    answered on a worker still invalidates what the home loop stored (RFC 9111 section 4.4)."""
+    ng, fo, data = origins
+    inval = random_file(fo, "inval.bin", 30_000)
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        m0 = e.metrics()
+        for i in range(24):
+            body = os.urandom(1000 + i)
+            c = http.client.HTTPConnection("127.0.0.1", e.port, timeout=30)
+            c.request("POST", "/f/post/%d" % i, body=body, headers={"Content-Type": "application/octet-stream"})
+            r = c.getresponse()
+            got = json.loads(r.read())
+            c.close()
+            assert r.status == 200 and got == {"method": "POST", "length": len(body), "sha256": sha(body)}, got
+            assert "fwd=bypass" in r.getheader("Cache-Status") and "eddy" in r.getheader("Via")
+            r = request(e.port, "/f/inval.bin?a=%d" % i, {"Authorization": "Bearer x"})
+            assert r.status == 200 and r.body == inval and "detail=authorization" in r.h("cache-status")
+        time.sleep(0.4)  # the workers publish their counts every 0.1 s
+        m = e.metrics()
+        assert m["eddy_bypass_total"] - m0["eddy_bypass_total"] == 48
+        assert m["eddy_upstream_fetches_total"] - m0["eddy_upstream_fetches_total"] == 48
+        assert m["eddy_requests_total"] - m0["eddy_requests_total"] == 48
+        fetches = loop_fetches(e)
+        assert sorted(fetches) == [0, 1] and all(n >= 1 for n in fetches.values()), fetches
+        assert sum(fetches.values()) == m["eddy_upstream_fetches_total"]
+        time.sleep(0.5)
+        lines = [l for l in open(e.logpath).read().splitlines() if "/f/post/" in l]
+        assert len(lines) == 24, "every pass-through, from either loop, is in the access log"
+        # Invalidation: a stored response, then an unsafe method on a new connection (either
+        # loop), then the next GET must go to the origin.
+        for i in range(6):
+            assert request(e.port, "/f/inval.bin").status == 200
+            r = request(e.port, "/f/inval.bin")
+            assert r.status == 200 and r.h("cache-status").startswith("eddy; hit"), r.h("cache-status")
+            assert request(e.port, "/f/inval.bin", method="DELETE").status == 200
+            r = request(e.port, "/f/inval.bin")
+            assert r.status == 200 and r.body == inval
+            assert not r.h("cache-status").startswith("eddy; hit"), (i, r.h("cache-status"))
+        assert m["eddy_invalidations_total"] < e.metrics()["eddy_invalidations_total"]
+    finally:
+        assert e.stop() == 0
+
+
+def test_tunnels_run_on_every_loop_and_a_drain_closes_them(origins, tmp_path):
+    """With allow_connect, eddy keeps its loops: each CONNECT tunnel runs on the loop that took
+    its connection, relays byte-exact, and a SIGTERM closes the tunnels on every loop (they do
+    not hold the drain)."""
+    from test_connect import connect, echo_server
+    ng, fo, _ = origins
+    with echo_server() as (port, stats):
+        conf = tmp_path / "eddy.yaml"
+        conf.write_text("allow_connect: true\nconnect_ports: [%d]\n" % port)
+        e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2", "--config", str(conf), "--allow-host", "127.0.0.1"])
+        socks = []
+        try:
+            assert e.metrics()["eddy_event_loops"] == 2
+            for i in range(12):
+                s, line, rest = connect(e.port, "127.0.0.1:%d" % port)
+                assert line.startswith("HTTP/1.1 200"), line
+                payload = os.urandom(50_000 + i)
+                s.sendall(payload)
+                got = bytearray(rest)
+                while len(got) < len(payload):
+                    b = s.recv(65536)
+                    assert b, "tunnel closed early"
+                    got += b
+                assert bytes(got) == payload, i
+                socks.append(s)
+            time.sleep(0.3)
+            spread = loop_requests(e)
+            assert all(n >= 1 for n in spread.values()), "tunnels on every loop: %s" % spread
+            m = e.metrics()
+            assert m["eddy_connect_tunnels_total"] == 12 and m["eddy_connect_active"] == 12, m
+            t0 = time.monotonic()
+            e.proc.send_signal(signal.SIGTERM)
+            assert e.proc.wait(15) == 0
+            assert time.monotonic() - t0 < 10, "open tunnels did not hold the drain"
+            for s in socks:  # each tunnel was closed by eddy
+                s.settimeout(5)
+                while s.recv(65536):
+                    pass
+        finally:
+            for s in socks:
+                s.close()
+            e.stop()

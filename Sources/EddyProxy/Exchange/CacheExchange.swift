@@ -212,7 +212,7 @@ final class CacheExchange {
         guard machine.passThrough() else { return }
         releaseResource()
         services.metrics.bypasses += 1
-        let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress,
+        let direct = DirectExchange(services: services.passThrough, request: request, url: url, form: form, checkAddress: checkAddress,
                                     reason: refusal ?? "not storable")
         passedTo = direct // it reports the request finished; until then this keeps it alive
         direct.begin(adopting: transfer, head: head)

@@ -5,7 +5,8 @@ import EddyLoop
 /// `https_proxy` keeps working through eddy, uncached. Off unless `allow_connect` is set; the
 /// target must be admitted by `--allow-host` and use one of `connect_ports` (443 by default: a
 /// tunnel to any port would make eddy a relay for mail or SSH). The upstream connection is made
-/// by curl (CONNECT_ONLY), so it passes the same gate and address checks as every fetch.
+/// by curl (CONNECT_ONLY), so it passes the same gate and address checks as every fetch. A tunnel
+/// takes over its connection's socket, so it runs on the loop that took the connection.
 final class ConnectExchange {
     /// What the operator allows.
     struct Policy {
@@ -14,7 +15,7 @@ final class ConnectExchange {
         var idleTimeout = 300.0
     }
 
-    private let services: ExchangeServices
+    private let services: PassThroughServices
     private let request: ServerRequest
     private let policy: Policy
     private let startedAt = EventLoop.monotonic()
@@ -24,7 +25,7 @@ final class ConnectExchange {
     /// The relay, once the upstream connection is made.
     private(set) var tunnel: Tunnel?
 
-    init(services: ExchangeServices, request: ServerRequest, policy: Policy) {
+    init(services: PassThroughServices, request: ServerRequest, policy: Policy) {
         self.services = services
         self.request = request
         self.policy = policy
@@ -44,7 +45,7 @@ final class ConnectExchange {
         }
         var req = UpstreamRequest(url: target.url)
         req.connectOnly = true
-        switch services.resolver.gate.checkAllowList(target.url) {
+        switch services.routing.resolver.gate.checkAllowList(target.url) {
         case let .refuse(reason): return refuse(403, reason)
         case let .allow(checkAddress): req.refuseInternalAddresses = checkAddress
         }

@@ -7,7 +7,7 @@ import EddyLoop
 /// resources eddy does not cache. Flow control: the upstream transfer pauses while the client's
 /// output buffer is above the high-water mark and resumes when it drains.
 final class DirectExchange {
-    let services: ExchangeServices
+    let services: PassThroughServices
     let request: any ClientRequest
     let url: UpstreamURL
     let checkAddress: Bool
@@ -28,7 +28,7 @@ final class DirectExchange {
 
     private static let highWater = 256 << 10
 
-    init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
+    init(services: PassThroughServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
         self.services = services
         self.request = request
         self.url = url
@@ -88,7 +88,7 @@ final class DirectExchange {
         if (200..<400).contains(head.status) && !["GET", "HEAD", "OPTIONS", "TRACE"].contains(request.method) {
             // RFC 9111 section 4.4: an unsafe method's non-error answer invalidates what is stored
             // for the target, and for Location and Content-Location on the same origin.
-            services.invalidate(url, alsoNamedBy: [head.headers["Location"], head.headers["Content-Location"]])
+            services.invalidate(url, [head.headers["Location"], head.headers["Content-Location"]])
         }
         var h = StoragePolicy.forwarded(head.headers)
         h.set("Via", services.upstream.via(appendingTo: head.headers.combined("Via")))
@@ -126,7 +126,7 @@ final class DirectExchange {
         guard !done else { return }
         if error == nil, let body = playlistBody, var h = playlistHead {
             if let playlist = Playlists.playlist(from: body) {
-                let response = services.playlists.playlistResponse(playlist, headers: h, url: url, form: form)
+                let response = services.playlistResponse(playlist, headers: h, url: url, form: form)
                 request.send(status: 200, headers: response.headers, body: response.body)
             } else {
                 h.set("Content-Length", "\(body.count)") // not text after all: the origin's bytes

@@ -26,10 +26,8 @@ final class ExchangeServices {
     /// Freshness choices left to the cache (default and heuristic lifetimes, stale on error).
     /// Freshness rules (a configuration reload replaces them).
     var freshness: FreshnessPolicy
-    /// Whether X-Forwarded-For and Forwarded are sent upstream.
-    var forwardClientAddress = true
-    /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
-    var trustedProxies = Set<String>()
+    /// What pass-through responses on this loop use (and the fields and redirects of cached ones).
+    var passThrough: PassThroughServices!
     /// The renditions downloads of the multivariant playlist at a URL hold whole (their URLs), nil
     /// when no download is of it: what that playlist lists when served offline.
     var offlineRenditions: ((UpstreamURL) -> Set<String>?)?
@@ -63,17 +61,9 @@ final class ExchangeServices {
         return h
     }
 
-    /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
-    /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
+    /// The client's fields to send upstream (see `PassThroughServices.upstreamFields`).
     func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
-        var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
-        guard forwardClientAddress, request.peer != "-" else { return h }
-        let trusted = trustedProxies.contains(request.peer)
-        h.set("X-Forwarded-For", RequestForwarding.xForwardedFor(incoming: request.headers.combined("X-Forwarded-For"),
-                                                                  peer: request.peer, peerTrusted: trusted))
-        h.set("Forwarded", RequestForwarding.forwarded(incoming: request.headers.combined("Forwarded"), peer: request.peer,
-                                                       proto: "http", peerTrusted: trusted))
-        return h
+        passThrough.upstreamFields(for: request, fill: fill)
     }
 
     /// Invalidates the stored response for `url`, and for each URI reference in `others` that
@@ -94,11 +84,9 @@ final class ExchangeServices {
         }
     }
 
-    /// A redirect's Location as the client must see it: the target through eddy in the URL form
-    /// the client used, so that a redirect does not lead the player around eddy; nil to keep it.
+    /// A redirect's Location as the client must see it (see `PassThroughServices.clientLocation`).
     func clientLocation(_ location: String?, base: UpstreamURL, form: RequestForm) -> String? {
-        guard let location, let target = URIReference.resolve(location, against: base) else { return nil }
-        return resolver.eddyTarget(for: target, form: form)
+        passThrough.clientLocation(location, base: base, form: form)
     }
 
     // MARK: - stored responses

@@ -83,10 +83,24 @@ final class Playlists {
     }
 
     /// The response to send for a playlist fetched from `url`, cached or passed through: its body
-    /// rewritten for the client's URL form, and the fields a transformed body needs. The origin's
-    /// validator does not name eddy's body, and ranges of the origin's bytes do not apply to it.
+    /// rewritten for the client's URL form, and the fields a transformed body needs (see
+    /// `Playlists.response`). Learns its segments and keys first.
     func playlistResponse(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm) -> (body: [UInt8], headers: HTTPHeaders) {
-        let body = Array(rewrite(playlist, url: url, form: form).text.utf8)
+        learn(playlist, url: url)
+        return Playlists.response(playlist, headers: headers, url: url, form: form, resolver: resolver)
+    }
+
+    /// Learns what a media playlist fetched from `url` says: its segments in order (for prefetch)
+    /// and its keys (the key rule). Home loop.
+    func learn(_ playlist: HLSPlaylist, url: UpstreamURL) {
+        if case .multivariant = playlist.kind {} else { directory.learn(playlist, base: url, depth: prefetchSegments) }
+    }
+
+    /// `playlist` rewritten for `form`, as a response: the origin's validator does not name
+    /// eddy's body, and ranges of the origin's bytes do not apply to it. Any loop.
+    static func response(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm,
+                         resolver: TargetResolver) -> (body: [UInt8], headers: HTTPHeaders) {
+        let body = Array(rewrite(playlist, url: url, form: form, resolver: resolver).text.utf8)
         var h = headers
         h.remove("ETag")
         h.set("Accept-Ranges", "none")
@@ -94,14 +108,13 @@ final class Playlists {
         return (body, h)
     }
 
-    /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`,
-    /// and learns its segments and keys. URIs eddy may not fetch, and non-HTTP ones, stay as written.
-    func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm) -> HLSPlaylist {
+    /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`.
+    /// URIs eddy may not fetch, and non-HTTP ones, stay as written.
+    static func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm, resolver: TargetResolver) -> HLSPlaylist {
         var p = playlist
-        if case .multivariant = p.kind {} else { directory.learn(p, base: url, depth: prefetchSegments) }
         p.rewriteURIs { uri in
             guard let target = URIReference.resolve(uri, against: url) else { return nil }
-            return self.resolver.eddyTarget(for: target, form: form)
+            return resolver.eddyTarget(for: target, form: form)
         }
         return p
     }

@@ -1,0 +1,67 @@
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Logging
+
+/// What a pass-through response (`DirectExchange`) needs, on the loop that runs it: that loop's
+/// upstream client (its own curl multi handle) and counters, the shared routes, and the two
+/// things only the home loop may do, handed to it as closures: learning a playlist's segments
+/// and keys, and invalidating stored responses after an unsafe method (RFC 9111 section 4.4).
+/// Pass-through needs no resource, so a worker loop runs it whole: no crossing per request.
+final class PassThroughServices {
+    let loop: EventLoop
+    let upstream: UpstreamClient
+    /// This loop's counters (summed over the loops at /metrics).
+    let metrics: Metrics
+    let logger: Logger
+    let routing: Routing
+    /// Whether X-Forwarded-For and Forwarded are sent upstream (a reload changes it).
+    var forwardClientAddress = true
+    /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
+    var trustedProxies = Set<String>()
+    /// Learns what a playlist that passed through says (its segments and keys), at home.
+    let learn: (HLSPlaylist, UpstreamURL) -> Void
+    /// Invalidates what is stored for a URL and the URI references that name it, at home.
+    let invalidate: (UpstreamURL, [String?]) -> Void
+    /// Records a finished response (metrics and the access log).
+    let finished: (_ request: any ClientRequest, _ outcome: ExchangeOutcome) -> Void
+
+    init(loop: EventLoop, upstream: UpstreamClient, metrics: Metrics, logger: Logger, routing: Routing,
+         learn: @escaping (HLSPlaylist, UpstreamURL) -> Void, invalidate: @escaping (UpstreamURL, [String?]) -> Void,
+         finished: @escaping (any ClientRequest, ExchangeOutcome) -> Void) {
+        self.loop = loop
+        self.upstream = upstream
+        self.metrics = metrics
+        self.logger = logger
+        self.routing = routing
+        self.learn = learn
+        self.invalidate = invalidate
+        self.finished = finished
+    }
+
+    /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
+    /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
+    func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
+        var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
+        guard forwardClientAddress, request.peer != "-" else { return h }
+        let trusted = trustedProxies.contains(request.peer)
+        h.set("X-Forwarded-For", RequestForwarding.xForwardedFor(incoming: request.headers.combined("X-Forwarded-For"),
+                                                                  peer: request.peer, peerTrusted: trusted))
+        h.set("Forwarded", RequestForwarding.forwarded(incoming: request.headers.combined("Forwarded"), peer: request.peer,
+                                                       proto: "http", peerTrusted: trusted))
+        return h
+    }
+
+    /// A redirect's Location as the client must see it: the target through eddy in the URL form
+    /// the client used, so that a redirect does not lead the player around eddy; nil to keep it.
+    func clientLocation(_ location: String?, base: UpstreamURL, form: RequestForm) -> String? {
+        guard let location, let target = URIReference.resolve(location, against: base) else { return nil }
+        return routing.resolver.eddyTarget(for: target, form: form)
+    }
+
+    /// A playlist that passed through, rewritten for the client's URL form; learnt at home.
+    func playlistResponse(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm) -> (body: [UInt8], headers: HTTPHeaders) {
+        learn(playlist, url)
+        return Playlists.response(playlist, headers: headers, url: url, form: form, resolver: routing.resolver)
+    }
+}

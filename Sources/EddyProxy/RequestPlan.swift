@@ -1,0 +1,57 @@
+import EddyCore
+import EddyHLS
+import EddyLoop
+
+/// Where a client request is answered, decided from the request alone (and the routes), so that
+/// any loop can decide it: refused at once, passed through uncached on the loop that took it,
+/// or answered by an exchange on the home loop of its resource.
+enum RequestPlan {
+    /// Refused with `status` (a method eddy does not pass on, a target it does not route).
+    case refuse(status: Int, reason: String, forward: CacheStatus.Forward, allow: Bool)
+    /// Passed through uncached (`DirectExchange`): needs no resource, so any loop runs it.
+    case passThrough(url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String)
+    /// Needs the cache: an exchange on the home loop (which may still pass it through, see
+    /// `Proxy.handle`'s key rule).
+    case home(url: UpstreamURL, form: RequestForm, checkAddress: Bool)
+
+    /// The plan for a request (not CONNECT, which the connection's own loop handles).
+    static func make(method: String, uri: String, headers: HTTPHeaders, resolver: TargetResolver, cacheAvailable: Bool) -> RequestPlan {
+        if let refusal = methodRefusal(method) {
+            return .refuse(status: refusal.status, reason: refusal.reason, forward: .method, allow: true)
+        }
+        switch resolver.resolve(uri) {
+        case let .refused(status, reason):
+            return .refuse(status: status, reason: reason, forward: .request, allow: false)
+        case let .upstream(url, form, checkAddress):
+            guard method == "GET" || method == "HEAD" else {
+                return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "method")
+            }
+            // RFC 9111 section 3.5: responses to authenticated requests are not shared by default.
+            if headers["Authorization"] != nil {
+                return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "authorization")
+            }
+            if !cacheAvailable { return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "cache unavailable") }
+            // LL-HLS blocking reloads and delta updates are answered by the origin each time.
+            if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) {
+                return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "ll-hls directive")
+            }
+            return .home(url: url, form: form, checkAddress: checkAddress)
+        }
+    }
+
+    /// Methods eddy does not pass on: TRACE (a proxy that reflects requests
+    /// would echo credentials to scripts), and any evhttp could not name.
+    static func methodRefusal(_ method: String) -> (status: Int, reason: String)? {
+        switch method {
+        case "TRACE": return (405, "TRACE is not supported")
+        case "UNKNOWN": return (501, "unknown method")
+        default: return nil
+        }
+    }
+
+    /// Sends the refusal, and returns what to record of it.
+    static func refuse(_ request: any ClientRequest, status: Int, reason: String, forward: CacheStatus.Forward, allow: Bool) -> ExchangeOutcome {
+        request.sendError(status, reason, extra: allow ? ExchangeServices.allowHeader : HTTPHeaders())
+        return ExchangeOutcome(cacheStatus: CacheStatus(forward: forward), fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+    }
+}

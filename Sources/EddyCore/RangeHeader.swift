@@ -17,6 +17,7 @@ public enum RangeHeader: Equatable, Sendable {
     /// Parses a header value; nil input means no header.
     public static func parse(_ value: String?) -> RangeHeader? {
         guard let value else { return nil }
+        if let single = parseSingle(value) { return single }
         let trimmed = value.trimmingOWS()
         guard let eq = trimmed.firstIndex(of: "=") else { return .ignored(reason: "no range unit") }
         let unit = trimmed[..<eq].trimmingOWS()
@@ -30,6 +31,41 @@ public enum RangeHeader: Equatable, Sendable {
             if specs.count > maxSpecs { return .ignored(reason: "more than \(maxSpecs) ranges") }
         }
         return specs.isEmpty ? .ignored(reason: "empty range set") : .bytes(specs)
+    }
+
+    /// The form nearly every player sends, one span with no whitespace: `bytes=first-last`,
+    /// `bytes=first-` or `bytes=-length`, read straight from the UTF-8 bytes. nil for anything
+    /// else (a list, OWS, another unit's case, junk), which the general parser then reads to the
+    /// same result it would have given this form. The general parser's substring splits were 5%
+    /// of a 16 KiB range hit's time (bench/RESULTS.md).
+    static func parseSingle(_ value: String) -> RangeHeader? {
+        let parsed = value.utf8.withContiguousStorageIfAvailable { b -> RangeHeader? in
+            guard b.count >= 8, b[0] == 0x62, b[1] == 0x79, b[2] == 0x74, b[3] == 0x65, b[4] == 0x73, b[5] == 0x3D else { return nil }
+            var i = 6
+            /// 1*DIGIT at `i` (at most 40, as `parseDigits`), saturating; nil when there are none.
+            func digits() -> Int?? {
+                let start = i
+                var v = 0
+                while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                    let (m, o1) = v.multipliedReportingOverflow(by: 10)
+                    let (r, o2) = m.addingReportingOverflow(Int(b[i] - 0x30))
+                    v = (o1 || o2) ? Int.max : r
+                    i += 1
+                }
+                if i - start > 40 { return .none } // too long: the general parser decides
+                return i == start ? .some(nil) : .some(v)
+            }
+            guard let first = digits(), i < b.count, b[i] == 0x2D else { return nil }
+            i += 1
+            guard let last = digits(), i == b.count else { return nil }
+            switch (first, last) {
+            case let (nil, n?): return .bytes([.suffix(length: n)])
+            case let (f?, nil): return .bytes([.from(first: f, last: nil)])
+            case let (f?, l?) where l >= f: return .bytes([.from(first: f, last: l)])
+            default: return nil
+            }
+        }
+        return parsed ?? nil
     }
 
     private static func parseSpec(_ s: Substring) -> RangeSpec? {

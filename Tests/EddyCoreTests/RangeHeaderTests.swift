@@ -1,4 +1,4 @@
-import EddyCore
+@testable import EddyCore
 import XCTest
 
 /// RFC 9110 section 14.1 (range units and specs) and 14.2 (the Range field).
@@ -156,5 +156,23 @@ final class RangeHeaderTests: XCTestCase {
 
     func test_trimmingOWS_newline_isKept() {
         XCTAssertEqual("\na\n".trimmingOWS(), "\na\n")
+    }
+
+    func test_theSingleSpanFastPathAgreesWithTheGeneralParser() {
+        // A leading space sends a value through the general parser (the fast path takes no OWS).
+        let values = ["bytes=0-0", "bytes=0-", "bytes=-1", "bytes=10-19", "bytes=20971520-20987903", "bytes=-0",
+                      "bytes=5-4", "bytes=-", "bytes=1-2-3", "bytes=a-1", "bytes=1-a", "bytes=99999999999999999999999-",
+                      "bytes=0-" + String(repeating: "9", count: 40), "bytes=0-" + String(repeating: "9", count: 41),
+                      "bytes=1-2,3-4", "Bytes=1-2", "bytes=", "bytes=1", "bytes =1-2", "bytes=1-2 "]
+        for v in values {
+            XCTAssertEqual(RangeHeader.parse(v), RangeHeader.parse(" " + v), v)
+        }
+        XCTAssertEqual(RangeHeader.parseSingle("bytes=10-19"), .bytes([.from(first: 10, last: 19)]))
+        XCTAssertEqual(RangeHeader.parseSingle("bytes=-100"), .bytes([.suffix(length: 100)]))
+        XCTAssertEqual(RangeHeader.parseSingle("bytes=7-"), .bytes([.from(first: 7, last: nil)]))
+        XCTAssertEqual(RangeHeader.parseSingle("bytes=99999999999999999999999-"), .bytes([.from(first: Int.max, last: nil)]))
+        for other in ["bytes=1-2,3-4", "Bytes=1-2", "bytes=5-4", "bytes=-", " bytes=1-2"] {
+            XCTAssertNil(RangeHeader.parseSingle(other), other)
+        }
     }
 }

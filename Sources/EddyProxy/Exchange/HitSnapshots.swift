@@ -120,8 +120,13 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
     /// True when a file entry for `target` may be published now (one is not already there, and
     /// there is room): the home loop asks before it duplicates a descriptor.
     func wantsFile(for target: String) -> Bool {
-        let limit = maxFileEntries
-        return table.withLock { t in t.byTarget[target] == nil && t.fileEntries < limit }
+        let limit = maxFileEntries, now = EventLoop.monotonic()
+        return table.withLock { t in
+            // An expired entry the sweep has not removed yet is replaced (it would otherwise send
+            // every request home until the sweep: a third of them, measured).
+            if let e = t.byTarget[target] { return e.expires <= now }
+            return t.fileEntries < limit
+        }
     }
 
     /// Any loop: the entry for `target` if it may answer now (`now`: wall-clock seconds).

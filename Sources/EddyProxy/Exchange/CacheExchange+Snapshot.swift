@@ -10,12 +10,10 @@ extension CacheExchange {
     /// body; nil publishes the data file instead (a complete version, every byte verified).
     /// `status` and `headers` are this response's: a 200, or a 206 of one span, with the stored fields.
     func publishHit(_ r: CachedResource, status: Int, headers: HeaderBlock, bytes: SharedBytes?) {
-        guard let snapshots = services.hitSnapshots, status == 200 || status == 206, pieces.count == 1, key == base,
-              !chunked, !isHead, let length = r.meta.length, r.meta.status == 200, r.isComplete,
-              HitSnapshots.eligible(method: request.method, headers: request.headers),
-              HitSnapshots.plan(range: request.headers["Range"], length: length) != nil,
-              cacheStatus == plainHit, !revalidateWhenDone, let ttl = cacheStatus.ttl, ttl > 0,
-              headers.headers["Vary"] == nil, !services.playlists.isPlaylist(r, url: url), !services.playlists.isKey(url)
+        // One piece with a 200 or 206: the whole body or one span, as `HitSnapshots.plan` answers.
+        guard let snapshots = snapshotsForPlainHit(fields: headers.headers), status == 200 || status == 206, pieces.count == 1,
+              !chunked, let length = r.meta.length, r.meta.status == 200, r.isComplete, let ttl = cacheStatus.ttl, ttl > 0,
+              !services.playlists.isPlaylist(r, url: url), !services.playlists.isKey(url)
         else { return }
         let body: HitSnapshots.Body
         if let bytes, bytes.count == length {
@@ -37,9 +35,8 @@ extension CacheExchange {
     /// the origin (half a target duration after the origin was last heard, RFC 8216bis 6.2.1's
     /// reload interval), and reports no ttl, as the exchange does not.
     func publishPlaylist(_ r: CachedResource, kind: PlaylistKind, fields: HTTPHeaders, body: [UInt8]) {
-        guard let snapshots = services.hitSnapshots, key == base, !isHead, !body.isEmpty, r.meta.status == 200,
-              !machine.isOffline, HitSnapshots.eligible(method: request.method, headers: request.headers),
-              cacheStatus == plainHit, !revalidateWhenDone, fields["Vary"] == nil else { return }
+        guard let snapshots = snapshotsForPlainHit(fields: fields), !body.isEmpty, r.meta.status == 200, !machine.isOffline
+        else { return }
         let now = services.loop.wallClock()
         let ttl = services.ttl(r, now: now)
         var until = Double.infinity, live = false
@@ -55,6 +52,16 @@ extension CacheExchange {
         snapshots.publish(target: request.uri, key: key, headers: HeaderBlock(h), body: .bytes(bytes), length: body.count,
                           storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt), servesRanges: false,
                           reportsTTL: !live, until: until)
+    }
+
+    /// The snapshots to publish this response in, when it is a plain hit whose copy answers the
+    /// same target alike: a GET (or one span of it) without conditionals or Cache-Control, on the
+    /// URL's own key, not varying (`fields`: the response's), with nothing to revalidate; nil otherwise.
+    private func snapshotsForPlainHit(fields: HTTPHeaders) -> HitSnapshots? {
+        guard let snapshots = services.hitSnapshots, key == base, !isHead,
+              HitSnapshots.eligible(method: request.method, headers: request.headers),
+              cacheStatus == plainHit, !revalidateWhenDone, fields["Vary"] == nil else { return nil }
+        return snapshots
     }
 
     /// The Cache-Status of a hit with nothing to say but its ttl.

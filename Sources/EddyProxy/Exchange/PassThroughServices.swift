@@ -59,7 +59,8 @@ final class PassThroughServices {
         return routing.resolver.eddyTarget(for: target, form: form)
     }
 
-    /// A playlist that passed through, rewritten for the client's URL form; learnt at home.
+    /// A playlist, passed through or stored, rewritten for the client's URL form (see
+    /// `Playlists.response`); its segments and keys are learnt at home first.
     func playlistResponse(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm) -> (body: [UInt8], headers: HTTPHeaders) {
         learn(playlist, url)
         return Playlists.response(playlist, headers: headers, url: url, form: form, resolver: routing.resolver)

@@ -82,14 +82,6 @@ final class Playlists {
         return HLSPlaylist(text)
     }
 
-    /// The response to send for a playlist fetched from `url`, cached or passed through: its body
-    /// rewritten for the client's URL form, and the fields a transformed body needs (see
-    /// `Playlists.response`). Learns its segments and keys first.
-    func playlistResponse(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm) -> (body: [UInt8], headers: HTTPHeaders) {
-        learn(playlist, url: url)
-        return Playlists.response(playlist, headers: headers, url: url, form: form, resolver: resolver)
-    }
-
     /// Learns what a media playlist fetched from `url` says: its segments in order (for prefetch)
     /// and its keys (the key rule). Home loop.
     func learn(_ playlist: HLSPlaylist, url: UpstreamURL) {

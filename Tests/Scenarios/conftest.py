@@ -186,8 +186,20 @@ class Eddy:
         self.start()
 
     def start(self):
+        # A port free_port() found can be taken (as a client's ephemeral port) before eddy binds
+        # it; eddy then exits with "Address already in use". Only that race is retried.
+        for attempt in range(3):
+            try:
+                return self._start_once()
+            except RuntimeError as e:
+                if attempt == 2 or "Address already in use" not in str(e):
+                    raise
+
+    def _start_once(self):
         self.port = free_port()
         self.admin = free_port()
+        while self.admin == self.port:
+            self.admin = free_port()
         self.logpath = os.path.join(self.base, "eddy-access.log")
         self.errpath = os.path.join(self.base, "eddy.err")
         args = [EDDY, "serve", "--listen", f"127.0.0.1:{self.port}", "--cache-dir", self.cache,
@@ -199,10 +211,18 @@ class Eddy:
         # A crash names its frames in eddy.err (the Swift runtime's backtracer).
         env = dict(os.environ, SWIFT_BACKTRACE="enable=yes,limit=none,sanitize=no")
         self.proc = subprocess.Popen(args, stderr=self.err, preexec_fn=self.preexec, env=env)
-        wait_port(self.port, self.proc)
-        # The admin listener is bound just after the main one: a test's first admin request could
-        # otherwise be refused.
-        wait_port(self.admin, self.proc)
+        try:
+            wait_port(self.port, self.proc)
+            # The admin listener is bound just after the main one: a test's first admin request
+            # could otherwise be refused.
+            wait_port(self.admin, self.proc)
+        except RuntimeError as e:
+            self.err.close()
+            tail = open(self.errpath, errors="replace").read()[-2000:]
+            raise RuntimeError("%s; eddy.err ends: %s" % (e, tail)) from None
+        except TimeoutError:
+            stop_process(self.proc)
+            raise
 
     # Runs in the child before exec (e.g. to set resource limits); None for none.
     preexec = None

@@ -48,10 +48,8 @@ public final class Proxy {
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
     var draining = false
-    /// Responses in progress. Exchanges are otherwise only referenced from callbacks, so this is
-    /// what keeps them alive; each removes itself in `exchangeFinished`.
-    private var active: [ObjectIdentifier: AnyObject] = [:]
-    private var inFlight: Int { active.count }
+    /// Responses in progress here; each removes itself in `exchangeFinished`.
+    private(set) lazy var responses = LoopResponses(metrics: metrics)
 
     public init(config: ProxyConfig, logger: Logger) throws {
         self.config = config
@@ -185,16 +183,15 @@ public final class Proxy {
         }
         draining = true
         SystemdNotifier.notify("STOPPING=1")
-        logger.info("draining", metadata: ["in_flight": "\(inFlight)"])
+        logger.info("draining", metadata: ["in_flight": "\(responses.count)"])
         server.stopAccepting()
         for w in workers { w.stopAccepting() }
         adminServer?.stopAccepting()
-        // Tunnels may stay open for hours; they do not hold the drain.
-        for case let c as ConnectExchange in active.values { c.tunnel?.finish("shutting down") }
+        responses.closeTunnels()
         let deadline = EventLoop.monotonic() + 30
         let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             // The workers' own responses (pass-through) count too, as they last published them.
-            let idle = inFlight == 0 && workers.allSatisfy { $0.counters.exchanges == 0 }
+            let idle = responses.count == 0 && workers.allSatisfy { $0.counters.exchanges == 0 }
             if idle || EventLoop.monotonic() > deadline { loop.stop() }
         }
         poll.schedule(after: 0.05)
@@ -214,42 +211,33 @@ public final class Proxy {
             return
         }
         metrics.requests += 1
-        active[ObjectIdentifier(request)] = request
+        responses.keep(request, for: request)
         if request.method == "CONNECT", let request = request as? ServerRequest {
-            // A tunnel takes over its connection's socket, on the connection's loop (a worker's
-            // CONNECT runs on the worker, see `Worker`).
-            let tunnel = ConnectExchange(services: services.passThrough, request: request, policy: connectPolicy)
-            active[ObjectIdentifier(request)] = tunnel
-            tunnel.begin()
-            return
+            // On the connection's loop (a worker's CONNECT runs on the worker, see `Worker`).
+            return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
         }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers, resolver: resolver,
                                 cacheAvailable: store.isAvailable) {
         case let .refuse(status, reason, forward, allow):
             exchangeFinished(request: request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
         case let .passThrough(url, form, checkAddress, reason):
-            passThrough(request, url: url, form: form, checkAddress: checkAddress, reason: reason)
+            responses.passThrough(request, services: services.passThrough, url: url, form: form, checkAddress: checkAddress,
+                                  reason: reason)
         case let .home(url, form, checkAddress):
             // A key is fetched each time unless cache_keys says otherwise; a downloaded asset's key is
             // pinned and served from the cache, because offline playback needs it.
             if !config.cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
-                return passThrough(request, url: url, form: form, checkAddress: checkAddress, reason: "key")
+                return responses.passThrough(request, services: services.passThrough, url: url, form: form,
+                                             checkAddress: checkAddress, reason: "key")
             }
             let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
-            active[ObjectIdentifier(request)] = exchange
+            responses.keep(exchange, for: request)
             exchange.begin()
         }
     }
 
-    private func passThrough(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
-        let direct = DirectExchange(services: services.passThrough, request: request, url: url, form: form, checkAddress: checkAddress, reason: reason)
-        active[ObjectIdentifier(request)] = direct
-        direct.begin()
-        metrics.bypasses += 1
-    }
-
     private func exchangeFinished(request: any ClientRequest, _ outcome: ExchangeOutcome) {
-        active[ObjectIdentifier(request)] = nil
+        responses.finished(request)
         record(AnsweredRequest(request), outcome)
     }
 }

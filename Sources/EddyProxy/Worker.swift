@@ -46,9 +46,9 @@ final class Worker {
         var server: HTTPServer!
         var curl: CurlMulti!
         var passThrough: PassThroughServices!
-        var metrics = Metrics()
-        /// Pass-through responses in flight: nothing else references them between callbacks.
-        var active: [ObjectIdentifier: AnyObject] = [:]
+        let metrics = Metrics()
+        /// Pass-through responses and tunnels in flight.
+        lazy var responses = LoopResponses(metrics: metrics)
         var publish: LoopTimer!
         /// Publishes `metrics` for the main loop (after each response this loop finished).
         var publishMetrics: (() -> Void)?
@@ -79,9 +79,18 @@ final class Worker {
             let passThrough = PassThroughServices(
                 loop: loop, upstream: upstream, metrics: local.metrics, logger: setup.logger, routing: setup.routing,
                 learn: { p, u in home.post { setup.learn(p, u) } },
-                invalidate: { u, others in home.post { setup.invalidate(u, others) } },
+                invalidate: { u, others in
+                    // Before this response goes out, so that the client's next request, on
+                    // whichever loop, can not get a hit on what it has just changed: this loop's
+                    // snapshots are gone now, and the home handles the invalidation before any
+                    // request posted after it.
+                    for t in ExchangeServices.invalidationTargets(u, alsoNamedBy: others) {
+                        setup.snapshots.revoke(key: t.description)
+                    }
+                    home.post { setup.invalidate(u, others) }
+                },
                 finished: { request, outcome in
-                    local.active[ObjectIdentifier(request)] = nil
+                    local.responses.finished(request)
                     // Counted before the client can ask /metrics about it, not a timer tick later.
                     local.publishMetrics?()
                     let summary = AnsweredRequest(request)
@@ -106,7 +115,7 @@ final class Worker {
             local.publish = LoopTimer(loop: loop, repeating: true) {
                 var c = WorkerCounters(server)
                 c.upstreamActive = curl.activeCount
-                c.exchanges = local.active.count
+                c.exchanges = local.responses.count
                 published.withLock { $0 = c }
                 local.publishMetrics?()
             }
@@ -119,10 +128,7 @@ final class Worker {
         guard request.method != "CONNECT" else {
             // A tunnel takes over the connection's socket: here, on the connection's loop.
             local.metrics.requests += 1
-            let tunnel = ConnectExchange(services: local.passThrough, request: request, policy: setup.connectPolicy)
-            local.active[ObjectIdentifier(request)] = tunnel
-            tunnel.begin()
-            return
+            return local.responses.tunnel(request, services: local.passThrough, policy: setup.connectPolicy)
         }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
                                 resolver: setup.routing.resolver, cacheAvailable: setup.cacheAvailable) {
@@ -137,11 +143,8 @@ final class Worker {
             setup.home.post { setup.recorded(summary, outcome) }
         case let .passThrough(url, form, checkAddress, reason):
             local.metrics.requests += 1
-            local.metrics.bypasses += 1
-            let direct = DirectExchange(services: local.passThrough, request: request, url: url, form: form,
+            local.responses.passThrough(request, services: local.passThrough, url: url, form: form,
                                         checkAddress: checkAddress, reason: reason)
-            local.active[ObjectIdentifier(request)] = direct
-            direct.begin()
         }
     }
 
@@ -167,7 +170,7 @@ final class Worker {
     func stopAccepting() {
         thread.mailbox.post { [local] in
             local.server.stopAccepting()
-            for case let c as ConnectExchange in local.active.values { c.tunnel?.finish("shutting down") }
+            local.responses.closeTunnels()
         }
     }
 
@@ -179,7 +182,7 @@ final class Worker {
         thread.mailbox.post { [local] in
             local.server.stopAccepting()
             let poll = LoopTimer(loop: loop, repeating: true) {
-                let idle = local.server.repliesInFlight == 0 && local.active.isEmpty
+                let idle = local.server.repliesInFlight == 0 && local.responses.count == 0
                 if idle || EventLoop.monotonic() > deadline { loop.stop() }
             }
             poll.schedule(after: 0)
@@ -190,7 +193,7 @@ final class Worker {
         local.publish = nil
         local.publishMetrics = nil
         local.quiesce = nil
-        local.active = [:]
+        local.responses.removeAll()
         local.passThrough = nil
         local.curl = nil
         local.server = nil

@@ -272,6 +272,22 @@ def test_a_put_invalidates_the_stored_response(eddy, origins):
     assert eddy.metrics()["eddy_invalidations_total"] >= 1
 
 
+def test_the_get_after_a_put_is_never_a_hit_on_any_loop(eddy, origins):
+    """RFC 9111 s4.4, as a client sees it: once the PUT's answer has arrived, the next GET, on
+    whichever loop it lands, is not answered from what was stored (nor from a snapshot of it)
+    before. Repeated, because the PUT and the GET may land on any two loops."""
+    _, fo, _ = origins
+    data = put(fo, "inval-loops.bin", size=20000)
+    for i in range(10):
+        assert sha(eddy.get(url("inval-loops.bin")).body) == sha(data)
+        assert "hit" in eddy.get(url("inval-loops.bin")).h("Cache-Status")
+        st, _, _ = send(eddy.port, "PUT", "/f/inval-loops.bin", b"new body")
+        assert st == 200
+        r = eddy.get(url("inval-loops.bin"))
+        assert r.status == 200 and "hit" not in r.h("Cache-Status"), (i, r.h("Cache-Status"))
+        assert sha(r.body) == sha(data)
+
+
 def test_a_request_body_over_max_body_size_is_413(origins, tmp_path):
     _, fo, _ = origins
     with configured(origins, tmp_path, "max_body_size: 64K\n") as e:

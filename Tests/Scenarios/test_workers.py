@@ -439,7 +439,7 @@ def test_pass_through_runs_on_the_loop_that_took_it(origins, tmp_path):
     client gets the origin's answer, the counters add up over the loops, and an unsafe method
     answered on a worker still invalidates what the home loop stored (RFC 9111 section 4.4)."""
     ng, fo, data = origins
-    inval = random_file(fo, "inval.bin", 30_000)
+    inval = random_file(fo, "worker-inval.bin", 30_000)
     e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
     try:
         m0 = e.metrics()
@@ -452,7 +452,7 @@ def test_pass_through_runs_on_the_loop_that_took_it(origins, tmp_path):
             c.close()
             assert r.status == 200 and got == {"method": "POST", "length": len(body), "sha256": sha(body)}, got
             assert "fwd=bypass" in r.getheader("Cache-Status") and "eddy" in r.getheader("Via")
-            r = request(e.port, "/f/inval.bin?a=%d" % i, {"Authorization": "Bearer x"})
+            r = request(e.port, "/f/worker-inval.bin?a=%d" % i, {"Authorization": "Bearer x"})
             assert r.status == 200 and r.body == inval and "detail=authorization" in r.h("cache-status")
         time.sleep(0.4)  # the workers publish their counts every 0.1 s
         m = e.metrics()
@@ -468,11 +468,11 @@ def test_pass_through_runs_on_the_loop_that_took_it(origins, tmp_path):
         # Invalidation: a stored response, then an unsafe method on a new connection (either
         # loop), then the next GET must go to the origin.
         for i in range(6):
-            assert request(e.port, "/f/inval.bin").status == 200
-            r = request(e.port, "/f/inval.bin")
+            assert request(e.port, "/f/worker-inval.bin").status == 200
+            r = request(e.port, "/f/worker-inval.bin")
             assert r.status == 200 and r.h("cache-status").startswith("eddy; hit"), r.h("cache-status")
-            assert request(e.port, "/f/inval.bin", method="DELETE").status == 200
-            r = request(e.port, "/f/inval.bin")
+            assert request(e.port, "/f/worker-inval.bin", method="DELETE").status == 200
+            r = request(e.port, "/f/worker-inval.bin")
             assert r.status == 200 and r.body == inval
             assert not r.h("cache-status").startswith("eddy; hit"), (i, r.h("cache-status"))
         assert m["eddy_invalidations_total"] < e.metrics()["eddy_invalidations_total"]

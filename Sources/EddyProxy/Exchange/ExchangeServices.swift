@@ -69,19 +69,25 @@ final class ExchangeServices {
     /// Invalidates the stored response for `url`, and for each URI reference in `others` that
     /// resolves to the same origin (RFC 9111 section 4.4).
     func invalidate(_ url: UpstreamURL, alsoNamedBy others: [String?]) {
-        var targets = [url]
-        for case let ref? in others {
-            if let u = URIReference.resolve(ref, against: url), u.hasSameOrigin(as: url) {
-                targets.append(u)
-            }
-        }
         let now = loop.wallClock()
-        for t in targets {
+        for t in ExchangeServices.invalidationTargets(url, alsoNamedBy: others) {
+            // A resource a response still reads is only marked stale, which a snapshot would not hear.
+            hitSnapshots?.revoke(key: t.description)
             for r in coordinators.storedResponses(for: t.description, now: now) {
                 coordinators.of(r).invalidate()
                 metrics.invalidations += 1
             }
         }
+    }
+
+    /// What an unsafe method's answer invalidates (RFC 9111 section 4.4): the target, and the
+    /// Location and Content-Location references that resolve to the same origin.
+    static func invalidationTargets(_ url: UpstreamURL, alsoNamedBy others: [String?]) -> [UpstreamURL] {
+        var targets = [url]
+        for case let ref? in others {
+            if let u = URIReference.resolve(ref, against: url), u.hasSameOrigin(as: url) { targets.append(u) }
+        }
+        return targets
     }
 
     /// A redirect's Location as the client must see it (see `PassThroughServices.clientLocation`).

@@ -186,7 +186,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
     /// keeps eviction from punching holes under it (`CacheStore.protectedRanges`).
     func isSending(_ key: String) -> Bool { sending.withLock { $0[key] != nil } }
 
-    /// Home loop: forgets the entries of `key`.
+    /// Any loop: forgets the entries of `key`.
     func revoke(key: String) {
         table.withLock { t in
             for target in t.targetsByKey[key] ?? [] { t.remove(target) }

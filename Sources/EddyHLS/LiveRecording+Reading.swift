@@ -40,8 +40,12 @@ extension LiveRecording {
             guard let tag = HLSPlaylist.tagName(text) else { continue }
             let value = text.dropFirst(tag.count + 2)
             switch tag {
-            case "EXT-X-MEDIA-SEQUENCE": sequence = AttributeList.decimalInteger(value.trimmingOWS()) ?? sequence
-            case "EXT-X-DISCONTINUITY-SEQUENCE": discontinuities = AttributeList.decimalInteger(value.trimmingOWS()) ?? discontinuities
+            // Both must come before the first segment (section 4.4.3.2 and 4.4.3.3); a later one
+            // would number segments backwards within one reload.
+            case "EXT-X-MEDIA-SEQUENCE" where r.segments.isEmpty:
+                sequence = AttributeList.decimalInteger(value.trimmingOWS()) ?? sequence
+            case "EXT-X-DISCONTINUITY-SEQUENCE" where r.segments.isEmpty:
+                discontinuities = AttributeList.decimalInteger(value.trimmingOWS()) ?? discontinuities
             case "EXT-X-TARGETDURATION": r.targetDuration = AttributeList.decimalInteger(value.trimmingOWS()) ?? r.targetDuration
             case "EXT-X-VERSION": r.version = AttributeList.decimalInteger(value.trimmingOWS())
             case "EXT-X-INDEPENDENT-SEGMENTS": r.independentSegments = true

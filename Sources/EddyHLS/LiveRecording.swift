@@ -16,7 +16,7 @@ public struct LiveRecording: Sendable, Equatable {
         case duration
         /// The origin stopped adding segments for too long (see `stallSeconds`).
         case stalled
-        /// `MediaPlaylist.maxSegments` segments: more is hostile.
+        /// `MediaPlaylist.maxSegments` segments, or sequence numbers near 2^62: more is hostile.
         case segmentLimit = "segment-limit"
     }
 
@@ -35,15 +35,23 @@ public struct LiveRecording: Sendable, Equatable {
         public var ended: End?
         /// A segment at the end was dropped (`drop`): the next one recorded starts after a gap.
         public var gapAtEnd: Bool?
+        /// What is added to the origin's Media Sequence Numbers to number its segments in the
+        /// recording, once it restarted its numbering (nil: nothing, it never did).
+        public var sequenceOffset: Int?
+        /// Times the origin restarted its numbering during the recording (nil: never).
+        public var originRestarts: Int?
 
         public init(limit: Double? = nil) { self.limit = limit }
     }
 
     public private(set) var header: Header
     public private(set) var segments: [RecordedSegment]
-    /// The first Media Sequence Number of the last reload: segments before it are gone from the
-    /// live window (nil until a reload in this run).
+    /// The first Media Sequence Number of the last reload, as the recording numbers it: segments
+    /// before it are gone from the live window (nil until a reload in this run).
     public private(set) var windowStart: Int?
+    /// The last Media Sequence Number of a reload that went back and named nothing recorded: an
+    /// origin that restarted its numbering, or a stale copy. A later one that grew decides.
+    private var restartSeen: Int?
 
     public init(limit: Double? = nil) {
         header = Header(limit: limit)
@@ -56,7 +64,10 @@ public struct LiveRecording: Sendable, Equatable {
         self.header = header
         var seen = Set<Int>()
         self.segments = segments.sorted { $0.sequence < $1.sequence }.filter { seen.insert($0.sequence).inserted }
-        if let last = self.segments.last { self.header.nextSequence = max(header.nextSequence ?? 0, last.sequence + 1) }
+        if let last = self.segments.last {
+            self.header.nextSequence = max(header.nextSequence ?? 0, last.sequence &+ 1) // &+: a damaged row must not trap
+            if let origin = last.originSequence { self.header.sequenceOffset = last.sequence &- origin }
+        }
         self.header.mediaSeconds = self.segments.reduce(0) { $0 + $1.duration }
         if let limit = header.limit, self.header.mediaSeconds >= limit, header.ended == nil { self.header.ended = .duration }
     }
@@ -73,8 +84,9 @@ public struct LiveRecording: Sendable, Equatable {
     @discardableResult
     public mutating func merge(_ playlist: HLSPlaylist) -> [RecordedSegment] {
         guard header.ended == nil else { return [] }
-        let reload = LiveRecording.read(playlist)
+        var reload = LiveRecording.read(playlist)
         guard !reload.multivariant else { return [] }
+        guard followsNumbering(&reload.segments) else { return [] }
         if let first = reload.segments.first?.sequence { windowStart = first }
         header.targetDuration = max(header.targetDuration, reload.targetDuration)
         if let v = reload.version { header.version = max(header.version ?? 0, v) }
@@ -89,7 +101,8 @@ public struct LiveRecording: Sendable, Equatable {
             header.gapAtEnd = nil
         }
         var added: [RecordedSegment] = []
-        for s in fresh {
+        // In order of their numbers, each once, whatever the reload says.
+        for s in fresh where s.sequence >= (header.nextSequence ?? Int.min) {
             guard segments.count < MediaPlaylist.maxSegments else {
                 header.ended = .segmentLimit
                 break
@@ -105,6 +118,65 @@ public struct LiveRecording: Sendable, Equatable {
         }
         if reload.endList && header.ended == nil { header.ended = .endList }
         return added
+    }
+
+    /// Numbers the reload's segments as the recording does; false when the reload is to be
+    /// ignored.
+    ///
+    /// RFC 8216bis section 6.2.2 forbids a server to decrease EXT-X-MEDIA-SEQUENCE, but a
+    /// restarted encoder or packager often numbers from 0 again. Nothing in its reloads is then
+    /// new by number, so the recording would stall and end with the rest of the event missing. A
+    /// reload that goes back is also what a stale copy (a lagging CDN edge) looks like, so one is
+    /// taken for a restart only when:
+    /// - it names no recorded segment (compared without the query, which may carry a rotating
+    ///   token): a stale copy repeats what was recorded, and new media under recorded URLs could
+    ///   not be recorded beside them (that origin is left to end as stalled);
+    /// - and the next reload, going back as well, has grown (a stale copy does not).
+    /// The restarted numbering then continues the recording's, after a discontinuity.
+    private mutating func followsNumbering(_ segments: inout [RecordedSegment]) -> Bool {
+        let offset = header.sequenceOffset ?? 0
+        if offset != 0 {
+            for i in segments.indices {
+                segments[i].originSequence = segments[i].sequence
+                segments[i].sequence &+= offset
+            }
+        }
+        // Section 4.3.3.2 allows numbers up to 2^64-1, but no stream reaches its 2^62nd segment:
+        // numbers beyond that are hostile, and end the recording before any sum can overflow.
+        guard segments.allSatisfy({ (0..<LiveRecording.maxSequence).contains($0.sequence) }) else {
+            header.ended = .segmentLimit
+            return false
+        }
+        guard let windowStart, let next = header.nextSequence, let first = segments.first, let last = segments.last,
+              first.sequence < windowStart else {
+            restartSeen = nil
+            return true
+        }
+        let recorded = Set(self.segments.map(LiveRecording.path))
+        guard !segments.contains(where: { recorded.contains(LiveRecording.path($0)) }) else { return false }
+        guard let seen = restartSeen, last.sequence > seen else {
+            restartSeen = max(restartSeen ?? last.sequence, last.sequence)
+            return false
+        }
+        restartSeen = nil
+        let shift = next &- first.sequence
+        header.sequenceOffset = offset &+ shift
+        header.originRestarts = (header.originRestarts ?? 0) + 1
+        for i in segments.indices {
+            segments[i].originSequence = segments[i].originSequence ?? segments[i].sequence
+            segments[i].sequence &+= shift
+        }
+        segments[0].missedBefore = true
+        return true
+    }
+
+    /// Recording numbers stay below this (see `followsNumbering`).
+    static let maxSequence = 1 << 62
+
+    /// A segment's URI without its query.
+    private static func path(_ s: RecordedSegment) -> Substring {
+        let uri = s.lines.last ?? ""
+        return uri.prefix { $0 != "?" }
     }
 
     /// Forgets the segment `sequence`: the origin no longer has it (it left the live window before

@@ -18,6 +18,10 @@ public struct RecordedSegment: Codable, Equatable, Sendable {
     /// Segments before it were lost (they left the live window between two reloads): the
     /// recording writes a discontinuity before it.
     public var missedBefore: Bool
+    /// The origin's own Media Sequence Number, when the recording numbers the segment otherwise
+    /// (the origin restarted its numbering, see `LiveRecording.merge`); nil when they are equal.
+    /// Kept with each segment, so the numbering survives a crash that lost the header.
+    public var originSequence: Int?
 
     public init(sequence: Int, discontinuitySequence: Int = 0, duration: Double, keys: [String] = [], map: String? = nil,
                 lines: [String], missedBefore: Bool = false) {

@@ -118,4 +118,91 @@ final class LiveRecordingTests: XCTestCase {
         let data = try! JSONEncoder().encode(r.segments[0])
         XCTAssertEqual(try! JSONDecoder().decode(RecordedSegment.self, from: data), r.segments[0])
     }
+
+    /// A live playlist numbered from `first`, of 2-second segments with these URIs.
+    private func playlist(_ first: Int, _ uris: [String]) -> HLSPlaylist {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(first)",
+                     "#EXT-X-MAP:URI=\"init.mp4\""]
+        for uri in uris { lines += ["#EXTINF:2.000,", uri] }
+        return HLSPlaylist(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// `count` segments named `<prefix><n>.m4s<query>`, numbered from `first`.
+    private func named(_ prefix: String, _ first: Int, _ count: Int, query: String = "") -> HLSPlaylist {
+        playlist(first, (first..<(first + count)).map { "\(prefix)\($0).m4s\(query)" })
+    }
+
+    func test_anOriginThatRestartsItsNumbering_isFollowedAfterADiscontinuity() {
+        var r = LiveRecording()
+        r.merge(named("a", 10, 3))
+        XCTAssertEqual(r.merge(named("a", 11, 3)).map(\.sequence), [13])
+        XCTAssertEqual(r.merge(named("b", 0, 2)).count, 0, "one reload that goes back proves nothing")
+        XCTAssertEqual(r.merge(named("b", 0, 2)).count, 0, "nor a second one that has not grown")
+        let added = r.merge(named("b", 0, 3))
+        XCTAssertEqual(added.map(\.sequence), [14, 15, 16], "the new numbering continues the recording's")
+        XCTAssertEqual(added.map { $0.lines.last }, ["b0.m4s", "b1.m4s", "b2.m4s"])
+        XCTAssertEqual(added.map(\.originSequence), [0, 1, 2])
+        XCTAssertEqual(r.header.originRestarts, 1)
+        XCTAssertEqual(r.merge(named("b", 1, 3)).map(\.sequence), [17], "later reloads are read in the new numbering")
+        XCTAssertEqual(r.header.missed, 0)
+        let text = r.text
+        XCTAssertEqual(MediaPlaylist(text).segments.map(\.uri), ["a10", "a11", "a12", "a13", "b0", "b1", "b2", "b3"].map { $0 + ".m4s" })
+        let lines = text.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0 == "#EXT-X-DISCONTINUITY" }.count, 1)
+        XCTAssertEqual(lines[lines.firstIndex(of: "b0.m4s")! - 2], "#EXT-X-DISCONTINUITY", "the discontinuity is where the origin restarted")
+        // Read back with a header from before the restart (a kill -9 between the two saves): the
+        // segments carry the numbering, so the recording goes on in it.
+        var back = LiveRecording(header: LiveRecording.Header(), segments: r.segments)
+        XCTAssertEqual(back.header.sequenceOffset, 14)
+        XCTAssertEqual(back.merge(named("b", 2, 3)).map { $0.lines.last }, ["b4.m4s"])
+        XCTAssertEqual(back.segments.last?.sequence, 18)
+    }
+
+    func test_aStaleCopy_orOneThatNamesRecordedSegments_isNotARestart() {
+        var r = LiveRecording()
+        r.merge(named("a", 10, 3))
+        r.merge(named("a", 12, 3))
+        // A lagging edge serves older windows, with rotated tokens: recorded segments, not new ones.
+        XCTAssertEqual(r.merge(named("a", 10, 3, query: "?t=1")).count, 0)
+        XCTAssertEqual(r.merge(named("a", 11, 3, query: "?t=2")).count, 0, "it grew, but names what is recorded")
+        XCTAssertEqual(r.merge(named("a", 13, 3)).map(\.sequence), [15])
+        // One copy older than the recording, then the origin as before: no restart either.
+        XCTAssertEqual(r.merge(named("a", 5, 3)).count, 0)
+        XCTAssertEqual(r.merge(named("a", 14, 3)).map(\.sequence), [16])
+        // An origin restarting with the names it used before (new media under recorded URLs) can not
+        // be recorded beside them: nothing is taken from it, however it grows.
+        XCTAssertEqual(r.merge(playlist(0, ["a14.m4s", "a15.m4s"])).count, 0)
+        XCTAssertEqual(r.merge(playlist(0, ["a14.m4s", "a15.m4s", "a16.m4s"])).count, 0)
+        XCTAssertNil(r.header.originRestarts)
+        XCTAssertNil(r.header.sequenceOffset)
+        XCTAssertEqual(r.segments.map(\.sequence), Array(10...16))
+        XCTAssertTrue(r.segments.allSatisfy { $0.originSequence == nil })
+    }
+
+    func test_hostileSequenceNumbers_endTheRecordingAndNeverTrap() {
+        // Numbers are read up to 18 digits (just under 10^18), but an origin alternating jumps to
+        // the largest of them with restarts to 0 adds about 10^18 to the recording's numbers per
+        // round: without a bound they would overflow after nine rounds.
+        var r = LiveRecording()
+        r.merge(named("a", 0, 2))
+        for k in 0..<12 where !r.hasEnded {
+            r.merge(playlist(999_999_999_999_999_990, ["j\(k)a.m4s", "j\(k)b.m4s"]))
+            r.merge(playlist(0, ["r\(k)a.m4s"]))
+            r.merge(playlist(0, ["r\(k)a.m4s", "r\(k)b.m4s"]))
+        }
+        XCTAssertEqual(r.header.ended, .segmentLimit)
+        XCTAssertGreaterThanOrEqual(r.header.originRestarts ?? 0, 3, "the rounds were taken as restarts")
+        XCTAssertTrue(r.segments.allSatisfy { $0.sequence >= 0 && $0.sequence < 1 << 62 })
+        XCTAssertTrue(r.header.missed > 0 && r.header.missed < 1 << 62)
+        XCTAssertEqual(r.segments.prefix(2).map { $0.lines.last }, ["a0.m4s", "a1.m4s"], "what was recorded is kept")
+    }
+
+    func test_aSequenceTagAfterTheFirstSegment_doesNotNumberBackwards() {
+        // Found by FuzzPlaylist: a second EXT-X-MEDIA-SEQUENCE numbered the rest from 0 again.
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:3080\n#EXTINF:2,\na.ts\n" +
+            "#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-DISCONTINUITY-SEQUENCE:5\n#EXTINF:2,\nb.ts\n#EXTINF:2,\nc.ts\n"
+        var r = LiveRecording()
+        XCTAssertEqual(r.merge(HLSPlaylist(text)).map(\.sequence), [3080, 3081, 3082])
+        XCTAssertEqual(r.segments.map(\.discontinuitySequence), [0, 0, 0])
+    }
 }

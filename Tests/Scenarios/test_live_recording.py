@@ -5,7 +5,7 @@ process stopped.
 The origin is the fault origin serving a live stream published by a writer thread from
 ffmpeg-made fMP4 segments: one 2-second segment every 2 seconds, in a sliding window of three
 (so a recording must keep what the origin's playlist forgets), or as an EVENT playlist."""
-import json, os, signal, subprocess, threading, time
+import json, os, shutil, signal, subprocess, threading, time
 import pytest
 from conftest import Eddy, FaultOrigin, ff, sha
 from test_downloads import api, wait_done
@@ -34,14 +34,21 @@ def make_source(d, seconds=40):
 class LiveWriter(threading.Thread):
     """Publishes v/index.m3u8 and a/index.m3u8: `start_with` segments at first, one more every
     2 s; a sliding window of `window` segments (None: an EVENT playlist keeping them all); and
-    EXT-X-ENDLIST once `end_at` segments are out (None: never)."""
+    EXT-X-ENDLIST once `end_at` segments are out (None: never). With `restart_at`, the origin
+    restarts after that many segments, as a restarted packager does: its playlist numbers from 0
+    again and names the rest r0.m4s, r1.m4s... (copies of the segments that follow)."""
 
-    def __init__(self, d, start_with=3, window=3, end_at=None, delete_old=False):
+    def __init__(self, d, start_with=3, window=3, end_at=None, delete_old=False, restart_at=None):
         super().__init__(daemon=True)
         self.d, self.window, self.end_at, self.delete_old = d, window, end_at, delete_old
+        self.restart_at = restart_at
         self.available = start_with
         self.stopped = threading.Event()
         self.source = {sub: self.entries(sub) for sub in ("v", "a")}
+        if restart_at is not None:
+            for sub, (_, entries) in self.source.items():
+                for i in range(restart_at, len(entries)):
+                    shutil.copyfile(os.path.join(d, sub, "seg%d.m4s" % i), os.path.join(d, sub, "r%d.m4s" % (i - restart_at)))
         self.publish()
 
     def entries(self, sub):
@@ -52,12 +59,16 @@ class LiveWriter(threading.Thread):
     def publish(self):
         for sub, (target, entries) in self.source.items():
             n = min(self.available, len(entries))
-            first = 0 if self.window is None else max(0, n - self.window)
+            items = entries[:n]
+            if self.restart_at is not None:
+                r = self.restart_at
+                items = items[:r] if n <= r else [(x, "r%d.m4s" % (i - r)) for i, (x, _) in enumerate(items) if i >= r]
+            first = 0 if self.window is None else max(0, len(items) - self.window)
             out = ["#EXTM3U", "#EXT-X-VERSION:7", target, "#EXT-X-MEDIA-SEQUENCE:%d" % first]
             if self.window is None:
                 out.append("#EXT-X-PLAYLIST-TYPE:EVENT")
             out.append('#EXT-X-MAP:URI="init.mp4"')
-            for extinf, uri in entries[first:n]:
+            for extinf, uri in items[first:]:
                 out += [extinf, uri]
             if self.end_at is not None and n >= self.end_at:
                 out.append("#EXT-X-ENDLIST")
@@ -156,7 +167,7 @@ def test_a_live_recording_of_20_seconds_plays_offline_as_vod(live):
     assert j.get("recording", {}).get("active") in (True, None), j
     j = wait_done(e, j["id"], timeout=60)
     assert j["recording"] == {"active": False, "ended": "endlist", "media_seconds": pytest.approx(20, abs=0.2),
-                              "duration": None, "missed_segments": 0}, j["recording"]
+                              "duration": None, "missed_segments": 0, "origin_restarts": 0}, j["recording"]
     assert j["playable_offline"] is True and [r["complete"] for r in j["renditions"]] == [True, True]
     # The origin's last playlist holds three segments; the recording holds all ten, each fetched once.
     paths = fo.stats()["paths"]
@@ -258,3 +269,29 @@ def test_a_segment_gone_from_the_origin_before_it_was_fetched_is_a_marked_gap(li
     r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_an_origin_that_restarts_its_numbering_is_recorded_on_after_a_discontinuity(live):
+    """The origin restarts after 5 segments: its playlists number from 0 again, with new segment
+    names (RFC 8216bis section 6.2.2 forbids a decreasing EXT-X-MEDIA-SEQUENCE, but restarted
+    packagers do it). The recording does not stall at the old numbers: it goes on after one
+    discontinuity, and plays offline whole."""
+    e, fo, d, w = live(end_at=10, restart_at=5)
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8"})
+    assert status == 201, j
+    j = wait_done(e, j["id"], timeout=60)
+    rec = j["recording"]
+    assert rec["ended"] == "endlist" and rec["origin_restarts"] == 1 and rec["missed_segments"] == 0, rec
+    assert rec["media_seconds"] == pytest.approx(20, abs=0.2), rec
+    names = ["seg%d.m4s" % i for i in range(5)] + ["r%d.m4s" % i for i in range(5)]
+    text, got = offline_video_playlist(e, w, fo)
+    assert got == names, text
+    assert text.count("#EXT-X-DISCONTINUITY\n") == 1 and text.index("#EXT-X-DISCONTINUITY") < text.index("r0.m4s"), text
+    for sub in ("v", "a"):
+        for name in names:
+            r = e.get("/f/live/%s/%s" % (sub, name))
+            assert r.status == 200 and sha(r.body) == sha(open(os.path.join(d, sub, name), "rb").read()), (sub, name)
+    url = "http://127.0.0.1:%d/f/live/master.m3u8" % e.port
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_format", "-of", "json", url], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert abs(float(json.loads(r.stdout)["format"]["duration"]) - 10 * SEG) < 0.6, r.stdout

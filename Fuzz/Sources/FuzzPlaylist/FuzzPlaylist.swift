@@ -80,7 +80,24 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         for (a, b) in zip(q.lines, playlist.lines) { require(a.terminator == b.terminator, "rewrite changed a line terminator") }
     }
     for uri in playlist.segmentURIs + playlist.keyURIs { _ = URIReference.resolve(uri, against: base) }
+    fuzzRecording(playlist, text)
     return 0
+}
+
+/// A live recording fed reloads made of the input (its two halves, in both orders, and the whole
+/// twice; hostile sequence numbers included): it never traps, and what it records is in strictly
+/// increasing recording order.
+private func fuzzRecording(_ playlist: HLSPlaylist, _ text: String) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    let half = lines.count / 2
+    let a = HLSPlaylist(lines[..<half].joined(separator: "\n")), b = HLSPlaylist(lines[half...].joined(separator: "\n"))
+    var rec = LiveRecording()
+    for p in [playlist, a, b, a, b, playlist, playlist] {
+        rec.merge(p)
+        let numbers = rec.segments.map(\.sequence)
+        require(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "recorded numbers out of order: \(numbers.prefix(20))")
+    }
+    _ = HLSPlaylist(rec.text)
 }
 
 private func normalized(_ url: UpstreamURL) -> UpstreamURL? {

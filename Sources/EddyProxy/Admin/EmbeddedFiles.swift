@@ -2353,7 +2353,8 @@ follow();
           "ended",
           "media_seconds",
           "duration",
-          "missed_segments"
+          "missed_segments",
+          "origin_restarts"
         ],
         "properties": {
           "active": {
@@ -2387,6 +2388,11 @@ follow();
           "missed_segments": {
             "type": "integer",
             "minimum": 0
+          },
+          "origin_restarts": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Times the origin restarted its Media Sequence Numbers; the recording went on after a discontinuity each time."
           }
         },
         "additionalProperties": false

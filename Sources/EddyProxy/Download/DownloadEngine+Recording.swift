@@ -102,7 +102,12 @@ extension DownloadEngine {
                 switch result {
                 case let .success(p):
                     if var r = job.recordings[u] {
+                        let restarts = r.header.originRestarts
                         let added = r.merge(p)
+                        if r.header.originRestarts != restarts {
+                            logger.warning("the origin restarted its media sequence numbers; the recording goes on after a discontinuity",
+                                           metadata: ["id": "\(job.id)", "playlist": "\(u.pathAndQuery)"])
+                        }
                         job.recordings[u] = r
                         keep(job, u, added)
                         grew = grew || !added.isEmpty

@@ -11,10 +11,13 @@ struct RecordingInfo: Encodable, Equatable {
     var duration: Double?
     /// Segments that left the live window before a reload saw them, over all renditions.
     var missedSegments: Int
+    /// Times the origin restarted its Media Sequence Numbers (the most of any rendition): the
+    /// recording went on after a discontinuity each time.
+    var originRestarts: Int
 
     enum CodingKeys: String, CodingKey {
         case active, ended, duration
-        case mediaSeconds = "media_seconds", missedSegments = "missed_segments"
+        case mediaSeconds = "media_seconds", missedSegments = "missed_segments", originRestarts = "origin_restarts"
     }
 
     init?(_ recordings: [LiveRecording]) {
@@ -24,6 +27,7 @@ struct RecordingInfo: Encodable, Equatable {
         mediaSeconds = ((recordings.map(\.header.mediaSeconds).max() ?? 0) * 1000).rounded() / 1000
         duration = recordings.first?.header.limit
         missedSegments = recordings.reduce(0) { $0 + $1.header.missed }
+        originRestarts = recordings.map { $0.header.originRestarts ?? 0 }.max() ?? 0
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -33,5 +37,6 @@ struct RecordingInfo: Encodable, Equatable {
         try c.encode(mediaSeconds, forKey: .mediaSeconds)
         try c.encode(duration, forKey: .duration)
         try c.encode(missedSegments, forKey: .missedSegments)
+        try c.encode(originRestarts, forKey: .originRestarts)
     }
 }

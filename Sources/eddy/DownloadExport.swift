@@ -4,7 +4,7 @@ import Glibc
 
 /// `eddy download export ID DIR [--mp4 FILE]`: writes a downloaded asset as a self-contained HLS
 /// folder (relative URIs, only the renditions held whole, the keys with mode 0600) that ffmpeg,
-/// mpv and VLC play from disk; `--mp4` then remuxes it into one file with ffmpeg.
+/// mpv and VLC play from disk; `--mp4` then remuxes it into one file with ffmpeg (`MP4Remux`).
 struct DownloadExport: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export", abstract: "Write a download as an HLS folder (and optionally one MP4 file).",
@@ -13,7 +13,7 @@ struct DownloadExport: ParsableCommand {
     @Argument var id: String
     @Argument(help: "The folder to write (created if missing). Without it, --mp4 uses a temporary one.")
     var dir: String?
-    @Option(help: "Also remux the chosen video and audio into this MP4 file (needs ffmpeg).")
+    @Option(help: "Also remux the chosen video, audio and subtitles (as MP4 text tracks) into this MP4 file (needs ffmpeg).")
     var mp4: String?
 
     func validate() throws {
@@ -54,11 +54,9 @@ struct DownloadExport: ParsableCommand {
         }
         if dir != nil { print("exported \(files.count) files, \(DownloadText.size(bytes)), to \(folder)") }
         guard let mp4, let ffmpeg, let root = files.first?["path"] as? String else { return }
-        // Video and audio only: ffmpeg cannot write WebVTT into MP4 without re-encoding.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: ffmpeg)
-        p.arguments = ["-hide_banner", "-loglevel", "error", "-y", "-allowed_extensions", "ALL", "-i", folder + "/" + root,
-                       "-map", "0:v?", "-map", "0:a?", "-c", "copy", mp4]
+        p.arguments = MP4Remux(master: files.first?["text"] as? String ?? "", masterPath: root, folder: folder, output: mp4).arguments
         try p.run()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {

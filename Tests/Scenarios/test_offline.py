@@ -110,7 +110,8 @@ def test_after_a_restart_with_the_origin_still_gone(offline):
 def test_export_writes_a_folder_that_plays_from_disk_and_an_mp4(offline, tmp_path):
     """`eddy download export ID DIR --mp4 FILE`, with the origin still stopped: relative URIs,
     only the downloaded renditions, every byte the origin's; ffmpeg reads the folder with no
-    network, and the MP4 has the video and the French audio for the asset's 12 s."""
+    network, and the MP4 has the video, the French audio and the English subtitles (a text track)
+    for the asset's 12 s."""
     from conftest import EDDY
     e, d, j = offline
     out, mp4 = str(tmp_path / "export"), str(tmp_path / "asset.mp4")
@@ -140,8 +141,19 @@ def test_export_writes_a_folder_that_plays_from_disk_and_an_mp4(offline, tmp_pat
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     info = json.loads(r.stdout)
-    assert sorted(s["codec_type"] for s in info["streams"]) == ["audio", "video"], info["streams"]
+    streams = {s["codec_type"]: s for s in info["streams"]}
+    assert sorted(s["codec_type"] for s in info["streams"]) == ["audio", "subtitle", "video"], info["streams"]
     assert abs(float(info["format"]["duration"]) - 12) < 0.5, info["format"]
+    # MP4 labels tracks in ISO 639-2: LANGUAGE="fr" and "en" become fra and eng; WebVTT becomes a
+    # text track, cue for cue.
+    assert streams["audio"]["tags"].get("language") == "fra", streams["audio"]
+    sub = streams["subtitle"]
+    assert sub["codec_name"] == "mov_text" and sub["tags"].get("language") == "eng" and sub["tags"].get("handler_name") == "English", sub
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", mp4, "-map", "0:s", "-f", "webvtt", "-"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    vtt = open(os.path.join(out, "s0", "seg0.vtt")).read()
+    cues = [l for l in vtt.splitlines() if l.startswith("Hello")]
+    assert cues and [l for l in r.stdout.splitlines() if l.startswith("Hello")] == cues, (r.stdout, vtt)
     # Without a folder argument or ffmpeg's help, clear errors.
     r = subprocess.run([EDDY, "download", "export", j["id"], "--admin", "127.0.0.1:%d" % e.admin],
                        capture_output=True, text=True, timeout=30)

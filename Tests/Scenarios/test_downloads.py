@@ -127,7 +127,9 @@ def test_variants_lists_every_variant_and_rendition(origins, asset, eddy):
     assert [x["video_range"] for x in v["variants"]] == ["SDR", "SDR", "PQ", "SDR", "PQ"]
     assert v["variants"][0]["video_codecs"] == ["avc1.64001f"] and v["variants"][0]["audio_codecs"] == ["mp4a.40.2"]
     assert all(abs(x["duration"] - 12) < 0.5 for x in v["variants"])
-    assert v["variants"][0]["size"] == int(400000 / 8 * v["variants"][0]["duration"]) and not v["variants"][0]["size_exact"]
+    # Estimated from AVERAGE-BANDWIDTH (300 kb/s), not the 400 kb/s peak.
+    assert v["variants"][0]["average_bandwidth"] == 300000
+    assert v["variants"][0]["size"] == int(300000 / 8 * v["variants"][0]["duration"]) and not v["variants"][0]["size_exact"]
     assert [(r["type"], r.get("language"), r.get("channels")) for r in v["renditions"]] == [
         ("AUDIO", "en", "2"), ("AUDIO", "fr", "2"), ("AUDIO", "en", "6"), ("SUBTITLES", "en", None), ("SUBTITLES", "fr", None)]
     # The eddy URL form works too.

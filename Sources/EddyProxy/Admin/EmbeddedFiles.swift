@@ -2771,7 +2771,7 @@ follow();
                 },
                 "size": {
                   "type": "integer",
-                  "description": "Bytes: exact from EXT-X-BYTERANGE, else bandwidth x duration."
+                  "description": "Bytes: exact from EXT-X-BYTERANGE, else average_bandwidth (or bandwidth) x duration."
                 },
                 "size_exact": {
                   "type": "boolean"

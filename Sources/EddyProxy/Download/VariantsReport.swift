@@ -20,7 +20,7 @@ struct VariantsReport: Encodable {
         var closedCaptions: String?
         /// Seconds (sum of EXTINF), nil when the media playlist could not be read.
         var duration: Double?
-        /// Bytes: exact from EXT-X-BYTERANGE, otherwise BANDWIDTH x duration.
+        /// Bytes: exact from EXT-X-BYTERANGE, otherwise AVERAGE-BANDWIDTH (or BANDWIDTH) x duration.
         var size: Int?
         var sizeExact: Bool
 
@@ -61,7 +61,9 @@ struct VariantsReport: Encodable {
             let m = media[v.index]
             let duration = m?.duration
             let exact = m?.exactBytes
-            let estimate = duration.map { Int(Double(v.bandwidth) / 8 * $0) }
+            // AVERAGE-BANDWIDTH is the average segment bit rate (RFC 8216bis section 4.4.6.2), so
+            // it times the duration estimates the bytes; BANDWIDTH, the peak, overstates them.
+            let estimate = duration.map { Int(Double(v.averageBandwidth ?? v.bandwidth) / 8 * $0) }
             return VariantRow(index: v.index, uri: v.uri, bandwidth: v.bandwidth, averageBandwidth: v.averageBandwidth,
                               codecs: v.codecs, videoCodecs: v.videoCodecs, audioCodecs: v.audioCodecs,
                               resolution: v.width.flatMap { w in v.height.map { "\(w)x\($0)" } }, frameRate: v.frameRate,

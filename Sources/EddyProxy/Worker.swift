@@ -137,10 +137,8 @@ final class Worker {
             setup.home.post { setup.handle(remote) }
         case let .refuse(status, reason, forward, allow):
             local.metrics.requests += 1
-            let outcome = RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow)
-            local.publishMetrics?()
-            let summary = AnsweredRequest(request)
-            setup.home.post { setup.recorded(summary, outcome) }
+            // Recorded as a pass-through response is (counted here, logged at home).
+            local.passThrough.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
         case let .passThrough(url, form, checkAddress, reason):
             local.metrics.requests += 1
             local.responses.passThrough(request, services: local.passThrough, url: url, form: form,

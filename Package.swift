@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyCore"]),
-        .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "CLibevent"]),
+        .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -12,12 +12,25 @@ import Foundation
 /// Pinned resources are never touched. Each round goes a little under the budget (`target`), so
 /// that its synchronous commit is not paid once per confirmed block. Each store makes its own
 /// evictor (`CacheStore.evictor`), which lives as long as the store.
+///
+/// A striped cache (`CacheStore.stripes`) has one budget and one least-recently-used order, the
+/// index's, but each resource may be touched only on its own stripe's loop. So an evictor removes
+/// its own stripe's victims and hands the others to their stripes (`CacheStore.evictElsewhere`),
+/// counting their bytes as on their way out; when blocks in use must go too and its own are not
+/// enough, it asks the other stripes to enforce the limit themselves.
 public final class CacheEvictor: CacheListener {
     /// The store evicted from; it owns the evictor.
     private unowned let store: CacheStore
     /// When the index may be asked for candidates again: after a query found only resources in
     /// use, it is not repeated for every confirmed block.
     private var nextIndexEviction = 0.0
+    /// Victims handed to their own stripes, by id, with when (seconds): counted as on their way
+    /// out for `handOverWait`, then skipped until `handOverMemory` (their stripe kept them: in use).
+    private var handedOver: [Int: Double] = [:]
+    static let handOverWait = 1.0
+    static let handOverMemory = 10.0
+    /// When the other stripes were last asked to enforce the limit themselves.
+    private var askedOthersAt = 0.0
 
     init(store: CacheStore) {
         self.store = store
@@ -43,30 +56,54 @@ public final class CacheEvictor: CacheListener {
     /// Evicts down to `target`: whole idle resources first, then blocks of resources in use.
     private func evict() {
         let target = CacheEvictor.target(budget: store.budget)
-        let removedAny = evictIdleResources(downTo: target)
+        let (removedAny, pending) = evictIdleResources(downTo: target)
         // The disk space of removed resources is freed now: their files are unlinked once the
         // index no longer names them, instead of up to a timer period later (the directory
         // overshot --max-size by half for about a second, measured).
         if removedAny { store.flush(wait: true) }
-        if store.totalBytes > store.budget { evictBlocksInUse(downTo: target) }
+        guard store.totalBytes - pending > store.budget else { return }
+        evictBlocksInUse(downTo: target)
+        let now = Date().timeIntervalSince1970
+        if store.totalBytes > store.budget, let elsewhere = store.evictElsewhere, now - askedOthersAt >= 0.1 {
+            askedOthersAt = now
+            for s in 0..<store.share.stripeCount where s != store.stripe { elsewhere(s, []) }
+        }
     }
 
     /// First stage: whole resources that are neither pinned nor in use, least recently used
-    /// first, in up to 8 rounds of 64 candidates. Returns true when it removed any.
-    private func evictIdleResources(downTo target: Int) -> Bool {
+    /// first, in up to 8 rounds of up to 64 more candidates each; other stripes' victims are
+    /// handed to them. Returns whether it removed any, and the bytes on their way out elsewhere.
+    private func evictIdleResources(downTo target: Int) -> (Bool, Int) {
         let now = Date().timeIntervalSince1970
-        guard now >= nextIndexEviction else { return false }
+        guard now >= nextIndexEviction else { return (false, 0) }
+        handedOver = handedOver.filter { now - $0.value < CacheEvictor.handOverMemory }
         var removedAny = false
+        var pending = 0
+        var counted = Set<Int>()
+        var elsewhere: [Int: [(id: Int, key: String)]] = [:]
         var rounds = 0
-        while store.totalBytes > target && rounds < 8 {
+        while store.totalBytes - pending > target && rounds < 8 {
             rounds += 1
             store.flush(wait: true) // the candidates query must see recent rows and access times
-            guard let candidates = try? store.index.evictionCandidates(limit: 64), !candidates.isEmpty else { break }
+            guard let candidates = try? store.index.evictionCandidates(limit: 64 * rounds), !candidates.isEmpty else { break }
             var progressed = false
-            for (id, key) in candidates where store.totalBytes > target {
+            for c in candidates where store.totalBytes - pending > target && !counted.contains(c.id) {
+                let home = store.stripe(of: c.key)
+                guard home == store.stripe else {
+                    if let at = handedOver[c.id] {
+                        if now - at < CacheEvictor.handOverWait { pending += c.bytes } // still on its way out
+                    } else {
+                        handedOver[c.id] = now
+                        elsewhere[home, default: []].append((c.id, c.key))
+                        pending += c.bytes
+                        progressed = true
+                    }
+                    counted.insert(c.id)
+                    continue
+                }
                 // The table first: `lookup` would set the access time of a resource in memory.
-                let r = store.resources[key] ?? store.lookup(key, now: 0)
-                guard let r, r.id == id, !r.pinned, !store.isInUse(r) else { continue }
+                let r = store.resources[c.key] ?? store.lookup(c.key, now: 0)
+                guard let r, r.id == c.id, !r.pinned, !store.isInUse(r) else { continue }
                 removeEvicting(r)
                 progressed = true
                 removedAny = true
@@ -76,7 +113,22 @@ public final class CacheEvictor: CacheListener {
                 break
             }
         }
-        return removedAny
+        for (home, victims) in elsewhere { store.evictElsewhere?(home, victims) }
+        return (removedAny, pending)
+    }
+
+    /// Removes `victims` of this stripe that another stripe's evictor chose from the index, unless
+    /// they were pinned, used or replaced since; an empty list enforces the limit here.
+    func evict(handedOver victims: [(id: Int, key: String)]) {
+        guard !victims.isEmpty else { return enforceLimit() }
+        var removedAny = false
+        for (id, key) in victims {
+            let r = store.resources[key] ?? store.lookup(key, now: 0)
+            guard let r, r.id == id, !r.pinned, !store.isInUse(r) else { continue }
+            removeEvicting(r)
+            removedAny = true
+        }
+        if removedAny { store.flush(wait: true) }
     }
 
     /// Second stage: frees whole blocks of resources in use outside their protected ranges (and

@@ -5,7 +5,7 @@ import Logging
 /// The persistent, sparse, block-granular cache: an index (SQLite) plus one sparse data file per
 /// resource version, `data/XX/<id>-<version>`.
 ///
-/// All methods run on the loop thread. Bytes are written with `pwrite` as they arrive; a block is
+/// All methods run on the loop thread: the store's own, or its stripe's (`stripes`). Bytes are written with `pwrite` as they arrive; a block is
 /// *confirmed* once complete, and confirmations reach the index in batches (`flush`), each after an
 /// `fdatasync` of the files they name: data first, index second.
 ///
@@ -20,29 +20,38 @@ public final class CacheStore: Cache {
 
     /// The cache directory ("" for a store that caches nothing).
     public let directory: String
-    /// Upper bound on confirmed bytes; 0 means unbounded.
-    public var maxSize: Int
+    /// What this store shares with the other stripes of its cache (all of it, unstriped).
+    let share: CacheShare
+    /// This stripe's number: it holds the resources whose keys hash to it (see `stripe(of:count:)`).
+    public let stripe: Int
+    /// Upper bound on confirmed bytes plus the index, across the stripes; 0 means unbounded.
+    public var maxSize: Int {
+        get { share.totals.withLock { $0.maxSize } }
+        set { share.totals.withLock { $0.maxSize = newValue } }
+    }
     let index: IndexDatabase
     let logger: Logger
     let files: DataFiles
     let writer: IndexWriter
     /// Resources in memory, by key: those in use, recently used, or not yet committed.
     var resources: [String: CachedResource] = [:]
-    private var nextID: Int
-    /// Confirmed bytes across the cache.
-    public internal(set) var totalBytes: Int
+    /// Confirmed bytes across the cache (every stripe).
+    public var totalBytes: Int { share.totals.withLock { $0.bytes } }
     /// Confirmed bytes of pinned resources (downloads): eviction never frees them, so they are
     /// what `--max-size` leaves for the rest of the cache and for new downloads.
-    public internal(set) var pinnedBytes = 0
+    public var pinnedBytes: Int { share.totals.withLock { $0.pinned } }
     /// Bytes the index itself takes on disk (database, write-ahead log, shared memory), measured
     /// at each flush: `--max-size` bounds the whole directory, so data gets what the index leaves.
-    public private(set) var indexBytes = 0
+    public var indexBytes: Int { share.totals.withLock { $0.index } }
     /// What confirmed data may occupy: `maxSize` less the index.
-    public var budget: Int { Swift.max(0, maxSize - (countsIndexInLimit ? indexBytes : 0)) }
+    public var budget: Int { share.budget }
     /// Whether the index's own size counts against `maxSize` (true but in tests of tiny caches).
-    public var countsIndexInLimit = true
+    public var countsIndexInLimit: Bool {
+        get { share.totals.withLock { $0.countsIndexInLimit } }
+        set { share.totals.withLock { $0.countsIndexInLimit = newValue } }
+    }
     /// Resources in the index at start.
-    public let startupCount: Int
+    public var startupCount: Int { share.startupCount }
     /// Keys whose damage was logged in this run (each is logged once).
     var damageLogged = Set<String>()
     /// Called when the store evicts a resource (for metrics).
@@ -51,63 +60,65 @@ public final class CacheStore: Cache {
     public var isInUse: (CachedResource) -> Bool = { _ in false }
     /// Byte ranges of an in-use resource that responses or fills still need; block eviction spares them.
     public var protectedRanges: (CachedResource) -> [Range<Int>] = { _ in [0..<Int.max] }
+    /// Hands eviction victims of another stripe to it, on its loop (`evictIfIdle`); an empty list
+    /// asks it to enforce the limit itself. Set by the owner of striped stores; nil for one stripe.
+    public var evictElsewhere: ((_ stripe: Int, _ victims: [(id: Int, key: String)]) -> Void)?
     /// Keeps the store within `maxSize`; the first of the listeners.
     public private(set) lazy var evictor = CacheEvictor(store: self)
     private lazy var listeners: [any CacheListener] = [evictor]
 
-    /// The directory lock, held while the store is open.
-    private let lockFD: Int32
     /// False for a store that could not be opened (see `unavailable`): nothing is cached.
-    public let isAvailable: Bool
+    public var isAvailable: Bool { share.isAvailable }
 
     /// A store that caches nothing, for when the cache directory can not be used: eddy then keeps
     /// serving by passing every response through.
     public static func unavailable(logger: Logger) throws -> CacheStore {
-        try CacheStore(directory: nil, maxSize: 0, logger: logger)
+        try CacheStore(share: CacheShare(unavailableStripes: 1), stripe: 0, logger: logger)
     }
 
+    /// The cache in `directory`, in one stripe.
     public convenience init(directory: String, maxSize: Int, logger: Logger) throws {
-        try self.init(directory: Optional(directory), maxSize: maxSize, logger: logger)
+        try self.init(share: CacheShare(directory: directory, maxSize: maxSize, stripes: 1, logger: logger), stripe: 0, logger: logger)
     }
 
-    private init(directory: String?, maxSize: Int, logger: Logger) throws {
-        isAvailable = directory != nil
-        guard let directory else {
-            self.directory = ""
-            self.maxSize = 0
-            self.logger = logger
-            index = try IndexDatabase(path: ":memory:")
-            files = DataFiles(directory: "", logger: logger)
-            writer = IndexWriter(index: index, directory: "", logger: logger)
-            lockFD = -1
-            totalBytes = 0
-            nextID = 1
-            startupCount = 0
-            return
-        }
-        self.directory = directory
-        self.maxSize = maxSize
+    /// The cache in `directory` as `count` stripes, one per event loop, each to be used only on
+    /// its own loop's thread; they share the index, the totals and the size limit (`CacheShare`).
+    public static func stripes(directory: String, maxSize: Int, count: Int, logger: Logger) throws -> [CacheStore] {
+        let share = try CacheShare(directory: directory, maxSize: maxSize, stripes: count, logger: logger)
+        return try (0..<count).map { try CacheStore(share: share, stripe: $0, logger: logger) }
+    }
+
+    /// `count` stripes of a store that caches nothing (see `unavailable`).
+    public static func unavailableStripes(count: Int, logger: Logger) throws -> [CacheStore] {
+        let share = try CacheShare(unavailableStripes: count)
+        return try (0..<count).map { try CacheStore(share: share, stripe: $0, logger: logger) }
+    }
+
+    private init(share: CacheShare, stripe: Int, logger: Logger) throws {
+        self.share = share
+        self.stripe = stripe
         self.logger = logger
-        // Owner only: downloads keep AES-128 keys here (issue 13), and cached bodies are private.
-        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        lockFD = try DataFiles.lockDirectory(directory)
-        index = try IndexDatabase(path: directory + "/index.sqlite")
+        directory = share.directory
+        index = stripe == 0 ? share.index : try IndexDatabase(readingAlongside: share.index)
         files = DataFiles(directory: directory, logger: logger)
         writer = IndexWriter(index: index, directory: directory, logger: logger)
-        let t = try index.totals()
-        totalBytes = t.bytes
-        pinnedBytes = try index.pinnedBytes()
-        nextID = t.maxID + 1
-        startupCount = t.count
-        // Orphaned data files (a version replaced or evicted just before a crash) are removed in the
-        // background; start-up does not wait for a directory walk.
-        let dir = directory, idx = index, log = logger, startupMaxID = t.maxID
-        // Delayed so that walking the data directory does not compete with start-up itself.
-        index.queue.asyncAfter(deadline: .now() + 10) {
-            DataFiles.removeOrphans(directory: dir, index: idx, startupMaxID: startupMaxID, logger: log)
-        }
     }
+
+    /// The stripe of `key` among `count`: a stable hash (FNV-1a) of the URL part of the key, so
+    /// that every variant of a URL (`VaryKey`) falls in one stripe with it, and a restart finds
+    /// each resource where it left it.
+    public static func stripe(of key: String, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in key.utf8 {
+            if b == 1 { break } // VaryKey's separator: the URL ends here
+            h = (h ^ UInt64(b)) &* 0x100_0000_01b3
+        }
+        return Int(h % UInt64(count))
+    }
+
+    /// The stripe `key` belongs to in this cache.
+    public func stripe(of key: String) -> Int { CacheStore.stripe(of: key, count: share.stripeCount) }
 
     /// The resource stored under `key`, from memory or the index.
     public func lookup(_ key: String, now: Int) -> CachedResource? {
@@ -134,8 +145,7 @@ public final class CacheStore: Cache {
     /// Creates an empty resource (version 1) with `meta`.
     public func insert(key: String, meta: ResourceMeta, now: Int) -> CachedResource {
         if let old = resources[key] { remove(old) }
-        let r = CachedResource(id: nextID, key: key, version: 1, meta: meta, confirmed: ByteRangeSet(), lastAccess: now)
-        nextID += 1
+        let r = CachedResource(id: share.allocateID(), key: key, version: 1, meta: meta, confirmed: ByteRangeSet(), lastAccess: now)
         r.dirty = true
         files.create(r)
         resources[key] = r
@@ -159,8 +169,7 @@ public final class CacheStore: Cache {
     public func replace(_ r: CachedResource, with meta: ResourceMeta) {
         let oldPath = path(r)
         let dropped = r.accountedBytes
-        totalBytes -= dropped
-        if r.pinned { pinnedBytes -= dropped }
+        share.add(-dropped, pinned: r.pinned)
         r.accountedBytes = 0
         r.confirmed = ByteRangeSet()
         r.bumpVersion()
@@ -185,8 +194,7 @@ public final class CacheStore: Cache {
     /// Forgets a resource: index row and data file.
     public func remove(_ r: CachedResource) {
         let bytes = r.accountedBytes
-        totalBytes -= bytes
-        if r.pinned { pinnedBytes -= bytes }
+        share.add(-bytes, pinned: r.pinned)
         r.accountedBytes = 0
         r.confirmed = ByteRangeSet()
         resources[r.key] = nil
@@ -214,8 +222,7 @@ public final class CacheStore: Cache {
         }
         let added = r.confirmed.count - before
         r.accountedBytes += added
-        totalBytes += added
-        if r.pinned { pinnedBytes += added }
+        share.add(added, pinned: r.pinned)
         r.dirty = true
         // Eviction is a listener's business (`CacheEvictor`), not this method's.
         for l in listeners { l.bytesConfirmed(r, count: added) }
@@ -229,8 +236,7 @@ public final class CacheStore: Cache {
         r.unverified.remove(range)
         let freed = before - r.confirmed.count
         r.accountedBytes -= freed
-        totalBytes -= freed
-        if r.pinned { pinnedBytes -= freed }
+        share.add(-freed, pinned: r.pinned)
         r.dirty = true
         for l in listeners { l.bytesDropped(r, count: freed) }
         return freed
@@ -247,7 +253,7 @@ public final class CacheStore: Cache {
     /// Pins or unpins a resource; pinned resources are never evicted.
     public func setPinned(_ r: CachedResource, _ pinned: Bool) {
         guard r.pinned != pinned else { return }
-        pinnedBytes += pinned ? r.accountedBytes : -r.accountedBytes
+        share.pin(r.accountedBytes, pinned)
         r.pinned = pinned
         r.dirty = true
     }
@@ -256,7 +262,10 @@ public final class CacheStore: Cache {
     /// one transaction, then unlink replaced files. `wait` blocks until done (shutdown, eviction).
     public func flush(wait: Bool = false) {
         guard writer.commit(resources.values, wait: wait) else { return }
-        if maxSize > 0 { indexBytes = writer.measureIndex() }
+        if maxSize > 0 {
+            let measured = writer.measureIndex()
+            share.totals.withLock { $0.index = measured }
+        }
         // Resources nobody uses and whose state is committed leave memory; the index has them.
         if resources.count > CacheStore.residentResources {
             for (k, r) in resources where !r.dirty && !isInUse(r) { resources[k] = nil }
@@ -270,6 +279,12 @@ public final class CacheStore: Cache {
         evictor.enforceLimit()
     }
 
+    /// Evicts `victims` of this stripe that another stripe's evictor handed over (see
+    /// `evictElsewhere`), unless pinned, in use or replaced since; an empty list enforces the limit.
+    public func evictIfIdle(_ victims: [(id: Int, key: String)]) {
+        evictor.evict(handedOver: victims)
+    }
+
     /// Adds a listener; it hears every later change, after the listeners added before it (the
     /// evictor is the first).
     public func addListener(_ listener: any CacheListener) {
@@ -280,10 +295,6 @@ public final class CacheStore: Cache {
     /// unbounded but for `enforceLimit`.
     public func removeListener(_ listener: any CacheListener) {
         listeners.removeAll { $0 === listener }
-    }
-
-    deinit {
-        if lockFD >= 0 { close(lockFD) }
     }
 
     /// Commits everything and folds the write-ahead log into the database, so the next start does

@@ -13,8 +13,11 @@ final class IndexDatabase {
     let reader: SQLiteConnection
     /// Write connection, used only on `queue`.
     let writer: SQLiteConnection
-    /// Serial queue for every write and fsync, keeping the loop thread free of disk waits.
-    let queue = DispatchQueue(label: "eddy.index")
+    /// Serial queue for every write and fsync, keeping the loop thread free of disk waits. The
+    /// stripes of one cache share it (see `init(readingAlongside:)`).
+    let queue: DispatchQueue
+    /// The database file (":memory:" for the store of last resort).
+    let path: String
     private let lookupStatement: SQLiteConnection.Statement
     private var upsertStatement: SQLiteConnection.Statement!
     private var deleteStatement: SQLiteConnection.Statement!
@@ -35,6 +38,8 @@ final class IndexDatabase {
     }
 
     init(path: String) throws {
+        self.path = path
+        queue = DispatchQueue(label: "eddy.index")
         writer = try SQLiteConnection(path: path)
         try writer.exec("PRAGMA journal_mode=WAL")
         try writer.exec("PRAGMA synchronous=NORMAL")
@@ -80,10 +85,7 @@ final class IndexDatabase {
         }
         // ":memory:" (the store of last resort) is private to one connection, so it reads through the writer.
         reader = path == ":memory:" ? writer : try SQLiteConnection(path: path)
-        lookupStatement = try reader.prepare("""
-            SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
-                   last_access, pinned, status FROM resources WHERE key = ?
-            """)
+        lookupStatement = try reader.prepare(IndexDatabase.lookupSQL)
         upsertStatement = try writer.prepare("""
             INSERT INTO resources(id, key, version, length, etag, last_modified, content_type, headers,
                                   stored_at, ranges, bytes, last_access, pinned, status)
@@ -96,8 +98,31 @@ final class IndexDatabase {
         deleteStatement = try writer.prepare("DELETE FROM resources WHERE id = ?")
         checksumUpsert = try writer.prepare("INSERT OR REPLACE INTO blocks(id, block, version, crc) VALUES(?,?,?,?)")
         checksumPurge = try writer.prepare("DELETE FROM blocks WHERE id = ? AND version <> ?")
-        checksumLookup = try reader.prepare("SELECT block, crc FROM blocks WHERE id = ? AND version = ?")
+        checksumLookup = try reader.prepare(IndexDatabase.checksumSQL)
     }
+
+    /// Another reader of the index `shared` opened, for a cache stripe on another thread (see
+    /// `CacheStore.stripes`): it reads through a connection of its own, because a connection and
+    /// its statements serve one thread at a time, and writes through `shared`'s, on its one
+    /// queue, so that commits of every stripe stay serial (one writer, no SQLITE_BUSY waits).
+    init(readingAlongside shared: IndexDatabase) throws {
+        path = shared.path
+        queue = shared.queue
+        writer = shared.writer
+        reader = path == ":memory:" ? shared.reader : try SQLiteConnection(path: path)
+        lookupStatement = try reader.prepare(IndexDatabase.lookupSQL)
+        upsertStatement = shared.upsertStatement
+        deleteStatement = shared.deleteStatement
+        checksumUpsert = shared.checksumUpsert
+        checksumPurge = shared.checksumPurge
+        checksumLookup = try reader.prepare(IndexDatabase.checksumSQL)
+    }
+
+    private static let lookupSQL = """
+        SELECT id, key, version, length, etag, last_modified, content_type, headers, stored_at, ranges,
+               last_access, pinned, status FROM resources WHERE key = ?
+        """
+    private static let checksumSQL = "SELECT block, crc FROM blocks WHERE id = ? AND version = ?"
     private var checksumUpsert: SQLiteConnection.Statement!
     private var checksumPurge: SQLiteConnection.Statement!
     private var checksumLookup: SQLiteConnection.Statement!
@@ -162,10 +187,10 @@ final class IndexDatabase {
     }
 
     /// Loop thread: least recently used, unpinned resources, oldest first.
-    func evictionCandidates(limit: Int) throws -> [(id: Int, key: String)] {
-        let s = try reader.prepare("SELECT id, key FROM resources WHERE pinned = 0 ORDER BY last_access LIMIT \(limit)")
-        var out: [(Int, String)] = []
-        while try s.step() { out.append((s.int(0), s.string(1) ?? "")) }
+    func evictionCandidates(limit: Int) throws -> [(id: Int, key: String, bytes: Int)] {
+        let s = try reader.prepare("SELECT id, key, bytes FROM resources WHERE pinned = 0 ORDER BY last_access LIMIT \(limit)")
+        var out: [(Int, String, Int)] = []
+        while try s.step() { out.append((s.int(0), s.string(1) ?? "", s.int(2))) }
         return out
     }
 

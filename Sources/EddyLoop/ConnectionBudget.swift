@@ -1,3 +1,5 @@
+import EddyCore
+
 /// What the listeners of a group that share one port (one per loop) share: the count of client
 /// connections open on all of them, so that `max_connections` bounds them together, and a way to
 /// shed an idle connection on another loop when descriptors run out.

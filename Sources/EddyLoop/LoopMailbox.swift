@@ -1,4 +1,5 @@
 import CLibevent
+import EddyCore
 
 /// The one way into a loop from another thread: jobs posted here run on the loop's thread, in
 /// the order they were posted, woken with `event_active` (libevent's threading support, see

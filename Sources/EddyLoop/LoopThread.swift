@@ -1,4 +1,5 @@
 import CLibevent
+import EddyCore
 import Glibc
 
 /// An `EventLoop` on a thread of its own (a worker loop), with the mailbox that reaches it.

@@ -1,3 +1,4 @@
+import EddyCore
 import EddyLoop
 import Logging
 

@@ -158,8 +158,9 @@ def rss(pids, key="VmRSS"):
     return total
 
 
-def wrk(port, path, conns, seconds, headers=None):
+def wrk(port, path, conns, seconds, headers=None, script=None):
     extra = [a for k, v in (headers or {}).items() for a in ("-H", "%s: %s" % (k, v))]
+    extra += ["-s", script] if script else []
     out = subprocess.run(["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency"] + extra
                          + ["http://127.0.0.1:%d%s" % (port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))

@@ -3,7 +3,8 @@ import EddyCore
 /// The cache as the layers above see it, in the style of Media3's `Cache`: resources looked up by
 /// key, bytes written and then confirmed block by block, read back as file spans or bytes, and
 /// listeners told of every change (eviction is one of them, see `CacheEvictor`). `CacheStore` is
-/// the implementation. Everything runs on the loop thread.
+/// the implementation. Everything runs on the loop thread of the store (of its stripe, see
+/// `CacheStore.stripes`).
 ///
 /// Holes are explicit. The cache vouches only for *confirmed* bytes, and `holes(in:_:)` names
 /// exactly the sub-ranges of a request that it does not vouch for; nothing fills a hole behind

@@ -1,5 +1,6 @@
 /// Hears what a cache does to its confirmed bytes, as Media3's `Cache.Listener` hears of spans
-/// added, removed and touched. Listeners run on the loop thread, inside the call that caused the
+/// added, removed and touched. Listeners run on the loop thread of the store (its stripe's: a
+/// listener of several stripes hears them on several threads), inside the call that caused the
 /// event, after the cache's state (confirmed ranges, `totalBytes`) reflects it.
 ///
 /// The counts add up: the bytes reported confirmed, less those reported dropped and removed, are

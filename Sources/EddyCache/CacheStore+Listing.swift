@@ -31,6 +31,17 @@ extension CacheStore {
         return (rows, next)
     }
 
+    /// One page from the pages of several stripes (`list` on each, each keeping the keys it owns):
+    /// the first `limit` rows of them together, and the cursor of the next page, if any.
+    public static func merge(_ pages: [(items: [ResourceSummary], more: Bool)], order: ResourceOrder,
+                             limit: Int) -> (items: [ResourceSummary], next: String?) {
+        var rows = pages.flatMap(\.items).sorted { precedes($0, $1, in: order) }
+        let more = rows.count > limit || pages.contains { $0.more }
+        if rows.count > limit { rows = Array(rows.prefix(limit)) }
+        let next = more ? rows.last.map { encodeCursor(order: order, row: $0) } : nil
+        return (rows, next)
+    }
+
     /// The resource under `key` without marking it used (an operator looking is not a use).
     public func peek(_ key: String) -> CachedResource? {
         guard isAvailable else { return nil }

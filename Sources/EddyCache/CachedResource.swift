@@ -2,7 +2,7 @@ import EddyCore
 import Glibc
 
 /// One cached resource, in memory: its current version's metadata, the bytes confirmed on disk,
-/// and the open data file. Confined to the loop thread.
+/// and the open data file. Confined to its stripe's loop thread (see `CacheStore.stripes`).
 ///
 /// Terms: a *block* is `CacheStore.blockSize` bytes at a multiple of it; *confirmed* bytes are whole
 /// blocks (and the short last block) written completely from one response of this version; only

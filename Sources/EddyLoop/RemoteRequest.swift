@@ -31,6 +31,11 @@ public final class RemoteRequest: ClientRequest {
     public private(set) var status = 0
     public private(set) var bodyBytesSent = 0
     private var queued = 0
+    /// Body bytes handed to the connection's loop so far.
+    private var handed = 0
+    /// Body bytes the connection's loop has queued on its connection so far (touched there only).
+    private let applied = Tally()
+    private final class Tally { var bytes = 0 }
     /// This request's copy of the cache's descriptor it last wrote from (`writeFile`): the cache
     /// may close its own before the connection's loop reads, so the copy goes along and is closed
     /// there after the last call that uses it.
@@ -52,9 +57,9 @@ public final class RemoteRequest: ClientRequest {
         local.onClose = { [weak self, home] in
             home.post { self?.connectionClosed() }
         }
-        local.onDrained = { [weak self, home, local] in
-            let left = local.queuedBytes
-            home.post { self?.drained(queued: left) }
+        local.onDrained = { [weak self, home, local, applied] in
+            let left = local.queuedBytes, done = applied.bytes
+            home.post { self?.drained(queued: left, applied: done) }
         }
     }
 
@@ -76,8 +81,12 @@ public final class RemoteRequest: ClientRequest {
         cb?()
     }
 
-    private func drained(queued left: Int) {
-        queued = left
+    /// The connection had `left` bytes queued once it had queued `applied` of those handed over:
+    /// what was handed over since is queued too (its jobs had not run yet). Counting only `left`
+    /// let a response run ahead of what its client had taken, so that blocks still queued for
+    /// sendfile fell out of the range the coordinator protects from eviction (zeros sent).
+    private func drained(queued left: Int, applied: Int) {
+        queued = left + (handed - applied)
         onDrained?()
     }
 
@@ -176,7 +185,12 @@ public final class RemoteRequest: ClientRequest {
         let piece = FileSpan(descriptor: fileCopy!.copy, offset: span.offset, length: span.length)
         bodyBytesSent += span.length
         queued += span.length
-        there { $0.writeFile(piece) }
+        handed += span.length
+        let applied = applied
+        there {
+            $0.writeFile(piece)
+            applied.bytes += piece.length
+        }
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) {
@@ -184,7 +198,12 @@ public final class RemoteRequest: ClientRequest {
         let copy = [UInt8](bytes)
         bodyBytesSent += copy.count
         queued += copy.count
-        there { local in copy.withUnsafeBytes { local.write($0) } }
+        handed += copy.count
+        let applied = applied
+        there { local in
+            copy.withUnsafeBytes { local.write($0) }
+            applied.bytes += copy.count
+        }
     }
 
     public func end(whenSent: (() -> Void)?) {

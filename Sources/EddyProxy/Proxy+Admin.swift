@@ -44,15 +44,12 @@ extension Proxy {
         }
         if path == "/metrics" { return sendMetrics(request) }
         if path == "/api/cache" {
-            return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()))
+            return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()))
         }
         if isStream {
             return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot() }.start()
         }
-        if path == "/api/fills" {
-            let now = EventLoop.monotonic()
-            return AdminJSON.send(request, 200, ["fills": coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) }])
-        }
+        if path == "/api/fills" { return AdminJSON.send(request, 200, ["fills": fillInfos()]) }
         if resourcesAPI.handle(request) { return }
         if path.hasPrefix("/api/") {
             guard let downloads else { return AdminJSON.error(request, 503, "downloads need a usable cache directory") }
@@ -61,21 +58,29 @@ extension Proxy {
         AdminJSON.error(request, 404, "the admin listener serves /api/, /metrics, /healthz and /readyz")
     }
 
-    private func dashboardSnapshot() -> DashboardSnapshot {
+    /// The fills in flight on every loop, each described on its home: by loop, then by id.
+    private func fillInfos() -> [FillInfo] {
         let now = EventLoop.monotonic()
-        // Resources with a fill running come first, then the most recently used.
-        let filling = coordinators.liveFills.values.compactMap(\.resource)
-        var seen = Set<String>(), busiest: [CachedResource] = []
-        for r in filling + store.recentlyUsed(limit: 12) where seen.insert(r.key).inserted && busiest.count < 8 { busiest.append(r) }
-        return DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: metrics.rolling, now: loop.wallClock()),
+        return homes.gather { h in h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) } }.flatMap { $0 }
+    }
+
+    private func dashboardSnapshot() -> DashboardSnapshot {
+        // Resources with a fill running come first, then the most recently used (each home's).
+        let perHome = homes.gather { h -> (filling: [ResourceInfo], recent: [ResourceInfo]) in
+            (h.coordinators.liveFills.values.compactMap(\.resource).map(ResourceInfo.init), h.store.recentlyUsed(limit: 12).map(ResourceInfo.init))
+        }
+        let recent = perHome.flatMap(\.recent).sorted { ($0.summary.lastAccess, $0.summary.key) > ($1.summary.lastAccess, $1.summary.key) }
+        var seen = Set<String>(), busiest: [ResourceInfo] = []
+        for r in perHome.flatMap(\.filling) + recent where seen.insert(r.summary.key).inserted && busiest.count < 8 { busiest.append(r) }
+        return DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()),
                                  downloads: downloads.map { api in api.engine.jobs.map { api.info($0) } } ?? [],
-                                 resources: busiest.map(ResourceInfo.init),
-                                 fills: coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) })
+                                 resources: busiest, fills: fillInfos())
     }
 
     private func sendMetrics(_ request: ServerRequest) {
         let listener = listenerCounters
-        let metrics = summedMetrics
+        let perLoop = loopMetrics
+        let metrics = summed(perLoop)
         var text = metrics.render(gauges: [
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
             ("eddy_cache_max_bytes", "Configured --max-size", store.maxSize),
@@ -86,7 +91,7 @@ extension Proxy {
             ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", listener.shed),
             ("eddy_accept_failures_total", "accept() failures for lack of descriptors", listener.acceptFailures),
             ("eddy_event_loops", "Event loops serving clients (workers)", workers.count + 1),
-            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory.used),
+            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", homes.gather { $0.memory.used }.reduce(0, +)),
             ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
         ])
         // How the kernel spread the clients over the loops' listeners.
@@ -94,7 +99,7 @@ extension Proxy {
         for (i, c) in loopCounters.enumerated() { text += "eddy_loop_requests_total{loop=\"\(i)\"} \(c.requests)\n" }
         // Where the origin is asked from: fills on the home loop, pass-through on any.
         text += "# HELP eddy_loop_upstream_fetches_total Upstream requests each event loop made\n# TYPE eddy_loop_upstream_fetches_total counter\n"
-        for (i, n) in ([self.metrics.upstreamFetches] + workers.map(\.metrics.upstreamFetches)).enumerated() {
+        for (i, n) in perLoop.map(\.upstreamFetches).enumerated() {
             text += "eddy_loop_upstream_fetches_total{loop=\"\(i)\"} \(n)\n"
         }
         var h = HTTPHeaders()

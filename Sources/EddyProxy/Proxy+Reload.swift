@@ -62,23 +62,25 @@ extension Proxy {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
-        curl.gate = routing.resolver.gate
-        services.freshness = new.freshness
-        coordinators.targetedFields = new.freshness.targetedFields
-        services.passThrough.forwardClientAddress = new.forwardedHeaders
-        services.passThrough.trustedProxies = Set(new.trustedProxies)
-        coordinators.maxVariants = new.maxVariants
-        playlists.prefetchSegments = new.prefetchSegments
+        let gate = routing.resolver.gate
+        let trusted = Set(new.trustedProxies)
+        // Each home takes the new settings on its loop, after the requests it has already begun.
+        homes.runEverywhere { h in
+            h.curl.gate = gate
+            h.services.freshness = new.freshness
+            h.coordinators.targetedFields = new.freshness.targetedFields
+            h.services.passThrough.forwardClientAddress = new.forwardedHeaders
+            h.services.passThrough.trustedProxies = trusted
+            h.coordinators.maxVariants = new.maxVariants
+            h.playlists.prefetchSegments = new.prefetchSegments
+        }
         server.limits = new.limits
         adminServer?.limits = new.limits
-        for w in workers {
-            w.apply(limits: new.limits, gate: routing.resolver.gate, forwardClientAddress: new.forwardedHeaders,
-                    trustedProxies: Set(new.trustedProxies))
-        }
-        services.hitSnapshots?.removeAll() // routes and freshness may have changed
+        for w in workers { w.apply(limits: new.limits) }
+        hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {
-            store.maxSize = new.maxSize
-            store.enforceLimit()
+            store.maxSize = new.maxSize // the stripes share it
+            homes.runEverywhere { $0.store.enforceLimit() }
         }
         config = applied
         reloaded?(applied)

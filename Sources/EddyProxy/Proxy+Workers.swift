@@ -3,11 +3,11 @@ import Glibc
 
 /// Several event loops (`workers`). Each worker loop accepts its share of the proxy's
 /// connections on its own SO_REUSEPORT listener, parses their requests and writes their replies,
-/// and runs what needs no resource itself (published hits, refusals, pass-through responses with
-/// its own curl multi handle). The main loop is every resource's home for now: cache exchanges,
-/// fills, coordinators, the cache index and downloads all stay on it, as with one loop, so a
-/// resource still has exactly one coordinator and single-flight holds across loops by
-/// construction. Those requests reach the home through its mailbox as `RemoteRequest`s.
+/// and is the home of its share of the resources (see `Homes`): their cache stripe, coordinators
+/// and fills, with its own curl multi handle. A request for a resource homed on another loop
+/// reaches that home through its mailbox as a `RemoteRequest`, so a resource still has exactly
+/// one coordinator and single-flight holds across loops by construction. The download engine,
+/// the admin API and the access log stay on the main loop.
 extension Proxy {
     /// The loops to run: `workers`, or one per core for 0 (auto).
     static func loopCount(_ config: ProxyConfig) -> Int {
@@ -16,27 +16,27 @@ extension Proxy {
 
     /// Starts `count - 1` worker loops on the port the main loop's listener bound.
     /// `max_connections` bounds the connections of every loop together (`ConnectionBudget`).
-    func startWorkers(count: Int, port: Int) throws {
-        let snapshots = services.hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
+    func startWorkers(count: Int, port: Int, shared: Home.Shared) throws {
+        let snapshots = hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
         let budget = ConnectionBudget()
         budget.join(server) { [mailbox] job in mailbox.post(job) }
-        let setup = Worker.Setup(
-            host: config.listenHost, port: port, limits: config.limits, budget: budget, home: mailbox, logger: logger,
-            routing: routing, cacheAvailable: store.isAvailable, maxPerHost: config.maxUpstreamPerHost,
-            timeouts: config.upstreamTimeouts, via: upstream.via, forwardClientAddress: services.passThrough.forwardClientAddress,
-            trustedProxies: services.passThrough.trustedProxies, connectPolicy: connectPolicy, snapshots: snapshots,
-            snapshotAnswered: { [unowned self] in snapshotHitAnswered($0, $1) },
-            recorded: { [unowned self] in record($0, $1) },
-            learn: { [unowned self] in playlists.learn($0, url: $1) },
-            invalidate: { [unowned self] in services.invalidate($0, alsoNamedBy: $1) },
-            handle: { [unowned self] in handle($0) })
-        for i in 1..<count { workers.append(try Worker(index: i, setup)) }
+        for i in 1..<count {
+            let setup = Worker.Setup(
+                host: config.listenHost, port: port, limits: config.limits, budget: budget, main: mailbox, logger: logger,
+                routing: routing, cacheAvailable: store.isAvailable, connectPolicy: connectPolicy, snapshots: snapshots,
+                shared: shared, store: stores[i],
+                stats: requestStats, logged: { [unowned self] in log($0, $1) }, logsAccess: accessLog.isEnabled)
+            workers.append(try Worker(index: i, setup))
+        }
+        // Every home is installed: the workers may answer now (a request may be for any home).
+        for w in workers { try w.startServing() }
     }
 
     /// Each loop's listener counters, the main loop's first (workers' at most 0.1 s old).
     var loopCounters: [WorkerCounters] {
         var main = WorkerCounters(server)
         main.upstreamActive = curl.activeCount
+        main.exchanges = responses.count
         return [main] + workers.map(\.counters)
     }
 
@@ -57,14 +57,17 @@ extension Proxy {
         return c
     }
 
-    /// The counters of every loop together (workers' at most 0.1 s old): the main loop's, with
-    /// the workers' pass-through responses added. Requests are recorded on the main loop, so its
-    /// per-minute windows and first-byte histograms are the whole of them.
-    var summedMetrics: Metrics {
-        let total = metrics.copy()
-        total.rolling = metrics.rolling
-        total.firstByte = metrics.firstByte
-        for w in workers { total.add(w.metrics) }
+    /// The counters of every loop, each copied on its loop (the main loop waits for them), so
+    /// that whatever a loop counted before the question is in the answer.
+    var loopMetrics: [Metrics] { homes.gather { $0.metrics.copy() } }
+
+    /// The counters of loops (`loopMetrics`) together, with the per-minute windows and
+    /// first-byte histograms every loop records into (`RequestStats`).
+    func summed(_ all: [Metrics]) -> Metrics {
+        let total = Metrics()
+        for m in all { total.add(m) }
+        total.rolling = requestStats.rolling
+        total.firstByte = requestStats.firstByte
         return total
     }
 }

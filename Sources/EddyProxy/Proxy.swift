@@ -15,27 +15,36 @@ public final class Proxy {
     /// Told of each configuration applied by a reload (the log level lives with the caller).
     public var reloaded: ((ProxyConfig) -> Void)?
     public let loop: EventLoop
-    /// Reaches the main loop (every resource's home) from the worker loops.
+    /// Reaches the main loop from the worker loops.
     let mailbox: LoopMailbox
     /// The worker loops, besides the main one (`workers`; see `Proxy+Workers`).
     var workers: [Worker] = []
     let logger: Logger
-    let store: CacheStore
-    /// The cache's read and write API (exchanges and HLS use only this).
-    var cache: any Cache { store }
-    let curl: CurlMulti
+    /// The cache, one stripe per loop (see `CacheStore.stripes`); the main loop's is the first.
+    let stores: [CacheStore]
+    /// Every resource's home, one per loop (see `Homes`); the main loop's is the first.
+    let homes: Homes
+    /// The main loop as the home of its share of the resources.
+    var home: Home { homes.all[0] }
+    /// The main loop's cache stripe: its totals and limit are the whole cache's.
+    var store: CacheStore { stores[0] }
+    var curl: CurlMulti { home.curl }
+    /// The main loop's counters; each worker keeps its own (`loopMetrics`).
     let metrics = Metrics()
-    /// Builds every upstream request.
-    let upstream: UpstreamClient
-    /// The resources' coordinators: fills, tickets, discoveries.
-    let coordinators: Coordinators
+    /// Every loop's per-minute windows and first-byte histograms.
+    let requestStats = RequestStats()
+    /// Which snapshot hits answered here are reported to their homes.
+    let touches = HomeTouches()
+    var upstream: UpstreamClient { home.upstream }
+    var coordinators: Coordinators { home.coordinators }
     let routing: Routing
     /// The routes as they are now (SIGHUP replaces them).
     var resolver: TargetResolver { routing.resolver }
-    let memory: MemoryTier
-    let playlists: Playlists
-    /// What exchanges are given (see `ExchangeServices`).
-    var services: ExchangeServices!
+    var playlists: Playlists { home.playlists }
+    /// What the main loop's exchanges are given (see `ExchangeServices`).
+    var services: ExchangeServices { home.services }
+    /// Published hits any loop answers (nil when the cache is unavailable).
+    let hitSnapshots: HitSnapshots?
     let accessLog: AccessLog
     var server: HTTPServer!
     var adminServer: HTTPServer?
@@ -48,56 +57,34 @@ public final class Proxy {
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
     var draining = false
-    /// Responses in progress here; each removes itself in `exchangeFinished`.
-    private(set) lazy var responses = LoopResponses(metrics: metrics)
+    /// Responses in progress on the main loop; each removes itself in `exchangeFinished`.
+    var responses: LoopResponses { home.responses }
 
     public init(config: ProxyConfig, logger: Logger) throws {
         self.config = config
         self.logger = logger
         loop = EventLoop()
         mailbox = LoopMailbox(loop: loop)
+        let loops = Proxy.loopCount(config)
+        homes = Homes(count: loops)
         do {
-            store = try CacheStore(directory: config.cacheDir, maxSize: config.maxSize, logger: logger)
+            stores = try CacheStore.stripes(directory: config.cacheDir, maxSize: config.maxSize, count: loops, logger: logger)
         } catch {
             // An unusable cache must not take the service down: serve everything uncached.
             logger.error("cache directory unusable; passing every response through uncached",
                          metadata: ["dir": "\(config.cacheDir)", "error": "\(error)"])
-            store = try CacheStore.unavailable(logger: logger)
+            stores = try CacheStore.unavailableStripes(count: loops, logger: logger)
         }
-        curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
         connectPolicy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
                                                idleTimeout: Double(config.connectIdleTimeout))
-        memory = MemoryTier(budget: config.memoryCache)
         routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts))
-        // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
-        curl.gate = routing.resolver.gate
-        curl.onConnected = { [metrics] in metrics.upstreamConnect.observe($0) }
-        curl.onRefused = { [logger] url, why in
-            logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)"])
-        }
         accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
-        upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
-        coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
-                                    stallTimeout: config.upstreamTimeouts.stall)
-        coordinators.targetedFields = config.freshness.targetedFields
-        coordinators.maxVariants = config.maxVariants
-        playlists = Playlists(cache: store, coordinators: coordinators, routing: routing, metrics: metrics, logger: logger,
-                              loop: loop, prefetchSegments: config.prefetchSegments)
-        playlists.cacheAvailable = store.isAvailable
-        store.onEvict = { [unowned self] _ in metrics.evictions += 1 }
-        services = ExchangeServices(
-            loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
-            metrics: metrics, logger: logger, routing: routing, name: config.name, freshness: config.freshness,
-            finished: { [unowned self] in exchangeFinished(request: $0, $1) })
-        let passThrough = PassThroughServices(
-            loop: loop, upstream: upstream, metrics: metrics, logger: logger, routing: routing,
-            learn: { [unowned playlists] in playlists.learn($0, url: $1) },
-            invalidate: { [unowned self] in services.invalidate($0, alsoNamedBy: $1) },
-            finished: { [unowned self] in exchangeFinished(request: $0, $1) })
-        passThrough.forwardClientAddress = config.forwardedHeaders
-        passThrough.trustedProxies = Set(config.trustedProxies)
-        services.passThrough = passThrough
-        let loops = Proxy.loopCount(config)
+        hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
+        let catalog = OfflineCatalog()
+        let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, directory: HLSDirectory(),
+                                 snapshots: hitSnapshots, catalog: catalog, loops: loops)
+        homes.install(Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
+                           finished: { [unowned self] in exchangeFinished(request: $0, $1) }))
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
                               sharing: loops > 1 ? .first : .exclusive)
         server.handler = { [unowned self] in handle($0) }
@@ -110,14 +97,15 @@ public final class Proxy {
             }
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
                                                    retries: config.downloadRetries)
-            let engine = DownloadEngine(coordinators: coordinators, playlists: playlists, routing: routing, settings: settings,
-                                        database: database, selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort), logger: logger)
+            let engine = DownloadEngine(homes: homes, routing: routing, settings: settings, database: database,
+                                        selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort),
+                                        catalog: catalog, logger: logger)
             downloads = DownloadAPI(engine: engine)
-            store.addListener(DownloadCacheWatcher(engine: engine))
-            services.offlineRenditions = { [unowned engine] in engine.completeRenditions(of: $0) }
-            services.recordedPlaylist = { [unowned engine] in engine.recordedPlaylist(of: $0) }
+            // Each stripe's listener runs on its loop; the watcher hands the keys to this one.
+            let watcher = DownloadCacheWatcher(engine: engine, mailbox: mailbox)
+            for s in stores { s.addListener(watcher) }
         }
-        resourcesAPI = ResourcesAPI(store: store, coordinators: coordinators, routing: routing,
+        resourcesAPI = ResourcesAPI(homes: homes, routing: routing,
                                     selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort))
         if let admin = config.admin {
             // Anyone who can reach the admin listener can purge the cache and start downloads.
@@ -129,22 +117,11 @@ public final class Proxy {
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }
-        if store.isAvailable {
-            let snapshots = HitSnapshots()
-            services.hitSnapshots = snapshots
-            store.addListener(snapshots)
-            // Bytes a snapshot answer still sends from a resource's file are protected as a
-            // response's are (a whole-resource eviction unlinks the file, which its descriptor
-            // still reads; a punched hole would read as zeros).
-            let ranges = store.protectedRanges
-            store.protectedRanges = { r in snapshots.isSending(r.key) ? [0..<Int.max] : ranges(r) }
-        }
-        if loops > 1 { try startWorkers(count: loops, port: server.boundPort) }
+        if loops > 1 { try startWorkers(count: loops, port: server.boundPort, shared: shared) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
-            store.flush()
+            home.tick()
             accessLog.flush()
-            services.hitSnapshots?.sweep()
-            coordinators.stopUnwantedFills()
+            hitSnapshots?.sweep()
         }
         flushTimer.schedule(after: 0.5)
         for sig in [SIGTERM, SIGINT] {
@@ -171,7 +148,8 @@ public final class Proxy {
         for w in workers { w.finish(deadline: deadline) }
         workers.removeAll()
         accessLog.flush()
-        store.shutdown()
+        // Every loop has stopped: each stripe is committed from here (their threads are gone).
+        for s in stores { s.shutdown() }
         logger.info("eddy stopped")
     }
 
@@ -202,37 +180,34 @@ public final class Proxy {
 
     // MARK: - requests
 
-    func handle(_ request: any ClientRequest) {
+    func handle(_ request: ServerRequest) {
         // A plain small hit published by an earlier answer goes out without an exchange: the
         // same response for a fraction of the work (see `HitSnapshots`; workers do this too).
-        if let local = request as? ServerRequest, let snapshots = services.hitSnapshots,
-           let outcome = snapshots.answer(local, now: loop.wallClock()) {
-            snapshotHitAnswered(AnsweredRequest(local), outcome)
+        if let snapshots = hitSnapshots, let outcome = snapshots.answer(request, now: loop.wallClock()) {
+            snapshotHitAnswered(AnsweredRequest(request), outcome)
             return
         }
-        metrics.requests += 1
-        responses.keep(request, for: request)
-        if request.method == "CONNECT", let request = request as? ServerRequest {
+        if request.method == "CONNECT" {
             // On the connection's loop (a worker's CONNECT runs on the worker, see `Worker`).
+            metrics.requests += 1
+            responses.keep(request, for: request)
             return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
         }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers, resolver: resolver,
                                 cacheAvailable: store.isAvailable) {
         case let .refuse(status, reason, forward, allow):
+            metrics.requests += 1
             exchangeFinished(request: request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
         case let .passThrough(url, form, checkAddress, reason):
+            metrics.requests += 1
             responses.passThrough(request, services: services.passThrough, url: url, form: form, checkAddress: checkAddress,
                                   reason: reason)
         case let .home(url, form, checkAddress):
-            // A key is fetched each time unless cache_keys says otherwise; a downloaded asset's key is
-            // pinned and served from the cache, because offline playback needs it.
-            if !config.cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
-                return responses.passThrough(request, services: services.passThrough, url: url, form: form,
-                                             checkAddress: checkAddress, reason: "key")
-            }
-            let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
-            responses.keep(exchange, for: request)
-            exchange.begin()
+            // On the resource's home: here, or another loop's (see `Homes`).
+            let target = homes.home(of: url.description)
+            guard target !== home else { return home.answer(request, url: url, form: form, checkAddress: checkAddress) }
+            let remote = RemoteRequest(request, connection: mailbox, home: target.mailbox)
+            target.mailbox.post { target.answer(remote, url: url, form: form, checkAddress: checkAddress) }
         }
     }
 

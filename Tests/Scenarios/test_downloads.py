@@ -408,7 +408,8 @@ def test_media_playlist_download_aes128_ts_and_byterange(origins, streams, eddy,
 
 def test_download_over_http2_shares_one_connection(origins, streams, tls_origin, tmp_path):
     """An HTTPS origin offering HTTP/2: the job's requests (8 in flight) are streams of one
-    connection, and each byte comes once."""
+    connection per event loop (each loop fetches the resources it is home to, with its own curl
+    multi handle), and each byte comes once."""
     ng, fo, _ = origins
     port, ca, log, _ = tls_origin
     mark = len(open(log).read().splitlines())
@@ -418,11 +419,12 @@ def test_download_over_http2_shares_one_connection(origins, streams, tls_origin,
                                                        "audio": ["all"], "subtitles": ["all"]})
         assert status == 201, j
         j = wait_done(e, j["id"])
+        loops = e.metrics()["eddy_event_loops"]
     finally:
         e.stop()
     lines = [l.split() for l in open(log).read().splitlines()[mark:]]
     assert len(lines) > 20 and all(p[1] == "HTTP/2.0" and p[2] == "200" for p in lines), lines
-    assert len({p[4] for p in lines}) == 1, lines
+    assert len({p[4] for p in lines}) <= loops, (loops, lines)
     assert len({p[0] for p in lines}) == len(lines)
     assert j["bytes_done"] == sum(int(p[3]) for p in lines)
 

@@ -522,3 +522,39 @@ def test_tunnels_run_on_every_loop_and_a_drain_closes_them(origins, tmp_path):
             for s in socks:
                 s.close()
             e.stop()
+
+
+def test_every_loop_is_home_to_a_share_of_the_resources(origins, tmp_path):
+    """Each loop is the home of the resources whose keys hash to it (their coordinator, fills and
+    cache stripe): 40 cold resources, whichever loop took their requests, are fetched by both
+    loops' curl handles, each once. The stripes share one budget: a 2 MiB cache of 4 MiB of resources
+    stays within it while both loops fill and evict. The layout on disk does not depend on the
+    loops: after a restart with one loop, what is still stored is a hit."""
+    ng, fo, _ = origins
+    files = {"home-%d.bin" % i: random_file(fo, "home-%d.bin" % i, 100_000) for i in range(40)}
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2", "--max-size", "2M"])
+    try:
+        before = loop_fetches(e)
+        for name, body in files.items():
+            r = request(e.port, "/f/" + name)
+            assert r.status == 200 and r.body == body, name
+        fetches = loop_fetches(e)
+        assert all(fetches[i] - before.get(i, 0) >= 5 for i in (0, 1)), (before, fetches)
+        assert sum(fetches.values()) - sum(before.values()) == 40
+        paths = fo.stats()["paths"]
+        assert all(paths["/" + name]["requests"] == 1 for name in files), paths
+        m = e.metrics()
+        assert m["eddy_cache_bytes"] <= 2 * MiB and m["eddy_evictions_total"] >= 15, m
+    finally:
+        e.stop()
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "1", "--max-size", "2M"])
+    try:
+        hits = 0
+        for name in list(files)[-5:]:
+            r = request(e.port, "/f/" + name)
+            assert r.status == 200 and r.body == files[name]
+            hits += r.h("cache-status").startswith("eddy; hit")
+        assert hits == 5, "the five most recent resources are still stored, whichever loop stored them"
+        assert all(fo.stats()["paths"]["/" + n]["requests"] == 1 for n in list(files)[-5:])
+    finally:
+        e.stop()

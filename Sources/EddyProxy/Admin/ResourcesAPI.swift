@@ -10,18 +10,24 @@ import Foundation
 /// upstream URL), or an eddy URL or path, which is resolved like a request. A download's resource
 /// (pinned) is not purged: unpin it, or delete the download.
 final class ResourcesAPI {
-    private let store: CacheStore
-    private let coordinators: Coordinators
+    /// Every resource's home: each resource is read and changed there (the API runs on the main loop).
+    private let homes: Homes
     let routing: Routing
     /// The routes as they are now (a reload replaces them).
     var resolver: TargetResolver { routing.resolver }
     private let selfAuthority: SelfAuthority
 
-    init(store: CacheStore, coordinators: Coordinators, routing: Routing, selfAuthority: SelfAuthority) {
-        self.store = store
-        self.coordinators = coordinators
+    init(homes: Homes, routing: Routing, selfAuthority: SelfAuthority) {
+        self.homes = homes
         self.routing = routing
         self.selfAuthority = selfAuthority
+    }
+
+    /// What an operation on one resource came to, on its home.
+    private enum Answer {
+        case info(ResourceInfo)
+        case purged(Int)
+        case error(Int, String)
     }
 
     /// Answers requests under /api/resources; false for other paths.
@@ -45,25 +51,41 @@ final class ResourcesAPI {
             rest = String(rest.dropLast(a.count))
         }
         let key = rest.removingPercentEncoding ?? rest
-        guard let r = find(key) else {
-            AdminJSON.error(request, 404, "no resource \(key)")
+        switch (method, action) {
+        case ("GET", ""), ("DELETE", ""), ("POST", "pin"), ("POST", "unpin"): break
+        default:
+            AdminJSON.methodNotAllowed(request, allow: action.isEmpty ? ["GET", "DELETE"] : ["POST"])
             return true
         }
-        switch (method, action) {
-        case ("GET", ""): AdminJSON.send(request, 200, ResourceInfo(r))
-        case ("DELETE", ""):
-            guard !r.pinned else {
-                AdminJSON.error(request, 409, "\(r.key) is pinned (a download or a pin holds it): unpin it first")
-                return true
-            }
-            AdminJSON.send(request, 200, ["purged": remove(r)])
-        case ("POST", "pin"), ("POST", "unpin"):
-            store.setPinned(r, action == "pin")
-            if action == "unpin" { store.enforceLimit() } // it may be over the budget now
-            AdminJSON.send(request, 200, ResourceInfo(r))
-        default: AdminJSON.methodNotAllowed(request, allow: action.isEmpty ? ["GET", "DELETE"] : ["POST"])
+        let answer = act(on: candidates(key), method: method, action: action) ?? .error(404, "no resource \(key)")
+        switch answer {
+        case let .info(info): AdminJSON.send(request, 200, info)
+        case let .purged(n): AdminJSON.send(request, 200, ["purged": n])
+        case let .error(status, message): AdminJSON.error(request, status, message)
         }
         return true
+    }
+
+    /// Performs `method`/`action` on the first of `keys` that is stored, on its home; nil when
+    /// none is.
+    private func act(on keys: [String], method: String, action: String) -> Answer? {
+        for key in keys {
+            let answer = homes.sync(onHomeOf: key) { h -> Answer? in
+                guard let r = h.store.peek(key) else { return nil }
+                switch (method, action) {
+                case ("DELETE", _):
+                    guard !r.pinned else { return .error(409, "\(r.key) is pinned (a download or a pin holds it): unpin it first") }
+                    return .purged(ResourcesAPI.remove(r, on: h))
+                case ("POST", _):
+                    h.store.setPinned(r, action == "pin")
+                    if action == "unpin" { h.store.enforceLimit() } // it may be over the budget now
+                    return .info(ResourceInfo(r))
+                default: return .info(ResourceInfo(r))
+                }
+            }
+            if let answer { return answer }
+        }
+        return nil
     }
 
     private func list(_ request: ServerRequest, _ query: [String: String]) {
@@ -75,36 +97,47 @@ final class ResourcesAPI {
             guard let n = Int(l), (1...1000).contains(n) else { return AdminJSON.error(request, 400, "limit: a number from 1 to 1000") }
             limit = n
         }
-        let page = store.list(prefix: query["prefix"] ?? "", order: order, cursor: query["cursor"], limit: limit)
+        let (prefix, cursor) = (query["prefix"] ?? "", query["cursor"])
+        // Each stripe lists the index and its own resources in memory (newer); each keeps the
+        // rows of the keys it owns, and the pages merge into one.
+        let pages = homes.gather { h in
+            let page = h.store.list(prefix: prefix, order: order, cursor: cursor, limit: limit)
+            return (items: page.items.filter { h.store.stripe(of: $0.key) == h.store.stripe }, more: page.next != nil)
+        }
+        let page = CacheStore.merge(pages, order: order, limit: limit)
         AdminJSON.send(request, 200, ResourcePage(resources: page.items.map(ResourceInfo.init), nextCursor: page.next))
     }
 
-    /// Purges every unpinned resource whose key starts with `prefix`.
+    /// Purges every unpinned resource whose key starts with `prefix`, each on its home.
     private func purge(_ request: ServerRequest, prefix: String?) {
         guard let prefix else { return AdminJSON.error(request, 400, "prefix: required (an empty prefix purges everything unpinned)") }
-        var purged = 0, pinned = 0
-        for k in store.keys(prefix: prefix) {
-            guard let r = store.peek(k) else { continue }
-            if r.pinned { pinned += 1 } else { purged += remove(r) }
+        let counts = homes.gather { h in
+            var purged = 0, pinned = 0
+            for k in h.store.keys(prefix: prefix) where h.store.stripe(of: k) == h.store.stripe {
+                guard let r = h.store.peek(k) else { continue }
+                if r.pinned { pinned += 1 } else { purged += ResourcesAPI.remove(r, on: h) }
+            }
+            return (purged, pinned)
         }
-        AdminJSON.send(request, 200, ["purged": purged, "pinned_kept": pinned])
+        AdminJSON.send(request, 200, ["purged": counts.map(\.0).reduce(0, +), "pinned_kept": counts.map(\.1).reduce(0, +)])
     }
 
     /// Removes `r` and the variants stored under its URL; responses reading it end cleanly (the
-    /// coordinator's drop wakes them; an open file stays readable until they close it).
-    private func remove(_ r: CachedResource) -> Int {
-        let variants = coordinators.storedResponses(for: r.key, now: coordinators.loop.wallClock()).filter { $0 !== r && !$0.pinned }
-        for v in variants + [r] { coordinators.of(v).drop() }
+    /// coordinator's drop wakes them; an open file stays readable until they close it). On its home.
+    private static func remove(_ r: CachedResource, on h: Home) -> Int {
+        let variants = h.coordinators.storedResponses(for: r.key, now: h.loop.wallClock()).filter { $0 !== r && !$0.pinned }
+        for v in variants + [r] { h.coordinators.of(v).drop() }
         return variants.count + 1
     }
 
-    /// The resource under `text`: a cache key, or an eddy URL or path resolved like a request.
-    private func find(_ text: String) -> CachedResource? {
-        if let r = store.peek(text) { return r }
+    /// The keys `text` may name, in order: a cache key, or an eddy URL or path resolved like a
+    /// request.
+    private func candidates(_ text: String) -> [String] {
+        var out = [text]
         var t = text
         if let u = UpstreamURL.parse(Substring(t)), selfAuthority.names(u) { t = u.pathAndQuery }
-        guard t.hasPrefix("/"), case let .upstream(url, _, _) = resolver.resolve(t) else { return nil }
-        return store.peek(url.description)
+        if t.hasPrefix("/"), case let .upstream(url, _, _) = resolver.resolve(t) { out.append(url.description) }
+        return out
     }
 }
 

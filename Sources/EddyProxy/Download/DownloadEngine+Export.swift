@@ -10,7 +10,6 @@ extension DownloadEngine {
     func exportFiles(_ job: DownloadJob) -> Result<[ExportFile], DownloadInputError> {
         guard let plan = job.plan else { return .failure(DownloadInputError("download \(job.id) has no plan yet", status: 409)) }
         let complete = job.completeRenditions()
-        let now = loop.wallClock()
         // Each complete rendition's stored playlist, once per URL.
         var media: [(UpstreamURL, HLSPlaylist)] = []
         for i in complete.sorted() where !media.contains(where: { $0.0 == plan.renditions[i].url }) {
@@ -20,7 +19,7 @@ extension DownloadEngine {
                 media.append((u, HLSPlaylist(recording.text)))
                 continue
             }
-            guard let r = cache.lookup(u.description, now: now), let p = playlists.readPlaylist(r) else { continue }
+            guard let p = storedPlaylist(u) else { continue }
             media.append((u, p))
         }
         guard !media.isEmpty else {
@@ -30,7 +29,7 @@ extension DownloadEngine {
         var files: [ExportFile] = []
         let playlistURLs = Set(media.map(\.0))
         if plan.isMultivariant {
-            guard let r = cache.lookup(job.url.description, now: now), let p = playlists.readPlaylist(r) else {
+            guard let p = storedPlaylist(job.url) else {
                 return .failure(DownloadInputError("the multivariant playlist of \(job.id) is not stored", status: 409))
             }
             let held = Set(playlistURLs.map(\.description))
@@ -62,11 +61,10 @@ extension DownloadEngine {
             }
         }
         var data: [ExportFile] = []
+        let lengths = heldLengths(order, ranges: ranges)
         for u in order {
-            guard let r = cache.lookup(u.description, now: now), let len = r.meta.length else { continue }
+            guard let len = lengths[u] else { continue }
             let wanted = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } }
-            let have = wanted ?? [0..<len]
-            guard have.allSatisfy({ r.confirmed.contains($0) }) else { continue }
             data.append(ExportFile(path: layout.path(for: u), url: u.description, length: len,
                                    ranges: wanted.map { $0.map { [$0.lowerBound, $0.upperBound] } }, key: keys.contains(u) ? true : nil))
         }
@@ -75,5 +73,30 @@ extension DownloadEngine {
             files.append(ExportFile(path: layout.path(for: u), text: layout.rewrite(p, at: u, exported: { exported.contains($0.description) })))
         }
         return .success(files + data)
+    }
+
+    /// The stored playlist at `url`, read on its home; nil when it is not stored whole.
+    func storedPlaylist(_ url: UpstreamURL) -> HLSPlaylist? {
+        homes.sync(onHomeOf: url.description) { h in
+            h.store.lookup(url.description, now: h.loop.wallClock()).flatMap { h.playlists.readPlaylist($0) }
+        }
+    }
+
+    /// The length of each of `urls` whose wanted ranges (all of it for nil) are stored whole,
+    /// asked of each home once.
+    private func heldLengths(_ urls: [UpstreamURL], ranges: [UpstreamURL: [Range<Int>]?]) -> [UpstreamURL: Int] {
+        var out: [UpstreamURL: Int] = [:]
+        for (home, mine) in Dictionary(grouping: urls, by: { homes.home(of: $0.description).index }) {
+            let found = homes.sync(on: homes.all[home]) { h in
+                let now = h.loop.wallClock()
+                return mine.compactMap { u -> (UpstreamURL, Int)? in
+                    guard let r = h.store.lookup(u.description, now: now), let len = r.meta.length else { return nil }
+                    let have = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
+                    return have.allSatisfy({ r.confirmed.contains($0) }) ? (u, len) : nil
+                }
+            }
+            for (u, n) in found { out[u] = n }
+        }
+        return out
     }
 }

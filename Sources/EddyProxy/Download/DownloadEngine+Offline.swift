@@ -27,10 +27,27 @@ extension DownloadEngine {
         guard plan.isMultivariant else { return complete.contains(0) }
         // Nothing held whole (the usual case while a job starts): no need to read the playlist.
         guard let held = completeRenditions(of: job.url), !held.isEmpty,
-              let r = cache.lookup(job.url.description, now: loop.wallClock()), let p = playlists.readPlaylist(r) else { return false }
+              let p = storedPlaylist(job.url) else { return false }
         let offline = OfflineMultivariant.filter(p) { uri in
             URIReference.resolve(uri, against: job.url).map { held.contains($0.description) } ?? false
         }
         return offline.lines.contains { $0.text.hasPrefix("#EXT-X-STREAM-INF") }
+    }
+
+    /// Publishes what the jobs hold for offline playback (`catalog`), for every loop's exchanges.
+    func publishCatalog() {
+        var renditions: [String: Set<String>] = [:]
+        var recordings: [String: LiveRecording] = [:]
+        for j in jobs where j.state.holdsPins {
+            var held = renditions[j.url.description] ?? []
+            if let plan = j.plan {
+                for r in j.completeRenditions() { held.insert(plan.renditions[r].url.description) }
+            }
+            renditions[j.url.description] = held
+            for (u, rec) in j.recordings where rec.segments.count > (recordings[u.description]?.segments.count ?? -1) {
+                recordings[u.description] = rec
+            }
+        }
+        catalog.publish(renditions: renditions, recordings: recordings)
     }
 }

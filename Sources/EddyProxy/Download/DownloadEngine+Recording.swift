@@ -35,24 +35,30 @@ extension DownloadEngine {
         return media
     }
 
-    /// The recording of the live playlist at `url` that a download holds (the longest, if
-    /// several do); nil when none does.
-    func recordedPlaylist(of url: UpstreamURL) -> String? {
-        jobs.filter { $0.state.holdsPins }.compactMap { $0.recordings[url] }.max { $0.segments.count < $1.segments.count }?.text
-    }
 
-    /// Bytes of a unit the cache holds whole already; nil when it does not.
-    func storedBytes(_ u: DownloadPlan.Unit, now: Int) -> Int? {
-        guard let r = cache.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
-        let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-        return r.confirmed.contains(wanted) ? wanted.count : nil
+    /// The bytes of each unit the cache holds whole already, by unit id (absent: not held),
+    /// asked of each home once for all its units.
+    func storedBytes(_ units: [DownloadPlan.Unit]) -> [String: Int] {
+        var out: [String: Int] = [:]
+        for (home, mine) in Dictionary(grouping: units, by: { homes.home(of: $0.url.description).index }) {
+            let found = homes.sync(on: homes.all[home]) { h in
+                let now = h.loop.wallClock()
+                return mine.compactMap { u -> (String, Int)? in
+                    guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+                    let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+                    return r.confirmed.contains(wanted) ? (u.id, wanted.count) : nil
+                }
+            }
+            for (id, n) in found { out[id] = n }
+        }
+        return out
     }
 
     /// A live playlist heard from more than half its target duration ago: players would not be
-    /// served it without asking the origin, and a plan must not start from it either.
-    func isStaleLivePlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
-        guard case let .live(target)? = playlists.kind(of: r, url: url) else { return false }
-        return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: coordinators.of(r).playlistFetchedAt,
+    /// served it without asking the origin, and a plan must not start from it either. On its home.
+    static func isStaleLivePlaylist(_ r: CachedResource, url: UpstreamURL, on home: Home) -> Bool {
+        guard case let .live(target)? = home.playlists.kind(of: r, url: url) else { return false }
+        return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: home.coordinators.of(r).playlistFetchedAt,
                                              now: EventLoop.monotonic())
     }
 
@@ -199,8 +205,8 @@ extension DownloadEngine {
         var media = inputs.media
         for (u, r) in job.recordings { media[u] = MediaPlaylist(HLSPlaylist(r.text)) }
         let plan = DownloadPlan.build(url: job.url, playlist: inputs.playlist, selection: inputs.selection, media: media)
-        let now = loop.wallClock()
-        job.grow(plan) { storedBytes($0, now: now) }
+        let stored = storedBytes(plan.units)
+        job.grow(plan) { stored[$0.id] }
     }
 
     /// Writes a recording's new segments to the job database (the header goes with the job's record).

@@ -55,21 +55,24 @@ extension DownloadEngine {
     /// `refresh` says when a stored copy is revalidated first.
     func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil, refresh: PlaylistRefresh = .staleLive,
                       done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
-        var fetch: ResourceFetch?
-        let revalidate: ((CachedResource) -> Bool)?
+        var fetch: HomeFetch?
+        let revalidate: ((Home, CachedResource) -> Bool)?
         switch refresh {
         case .never: revalidate = nil
-        case .staleLive: revalidate = { [unowned self] in isStaleLivePlaylist($0, url: url) }
-        case .always: revalidate = { _ in true }
+        case .staleLive: revalidate = { DownloadEngine.isStaleLivePlaylist($1, url: url, on: $0) }
+        case .always: revalidate = { _, _ in true }
         }
-        let f = ResourceFetch(coordinators: coordinators, url: url, checkAddress: checkAddress, revalidate: revalidate) { [weak self, weak job] outcome in
+        // A job's playlists are kept; a look without a job (variants, the check before a job is
+        // created) must not unpin what a job pinned.
+        let options = HomeFetch.Options(pin: job != nil, readPlaylist: true)
+        let f = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, options: options, revalidate: revalidate) { [weak self, weak job] outcome in
             guard let self else { return }
             if let job, let started = fetch?.startedAt {
                 let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
                 switch outcome {
                 case let .stored(r):
-                    job.record(["event": "request", "kind": "playlist", "uri": url.pathAndQuery, "status": "\(r.meta.status)",
-                                "bytes": "\(r.meta.length ?? r.confirmed.count)", "ms": ms, "retries": "\(job.planFailures)"])
+                    job.record(["event": "request", "kind": "playlist", "uri": url.pathAndQuery, "status": "\(r.status)",
+                                "bytes": "\(r.length ?? r.bytes)", "ms": ms, "retries": "\(job.planFailures)"])
                 case let .failed(reason, status, _):
                     job.record(["event": "error", "kind": "playlist", "uri": url.pathAndQuery, "status": status.map(String.init) ?? "-",
                                 "ms": ms, "retries": "\(job.planFailures)", "error": reason])
@@ -82,13 +85,9 @@ extension DownloadEngine {
                 done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400,
                                                  retryAfter: retryAfter)))
             case let .stored(r):
-                guard let p = playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) else {
+                guard let p = r.playlist else {
                     return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
                 }
-                // A job's playlists are kept; a look without a job (variants, the check before a
-                // job is created) must not unpin what a job pinned.
-                if job != nil { cache.setPinned(r, true) }
-                coordinators.of(r).hlsKind = p.kind
                 done(.success(p))
             }
         }
@@ -147,8 +146,8 @@ extension DownloadEngine {
             let media = mediaForPlan(job, loaded: loaded)
             job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
-            let now = loop.wallClock()
-            job.adopt(plan) { storedBytes($0, now: now) }
+            let stored = storedBytes(plan.units)
+            job.adopt(plan) { stored[$0.id] }
             logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                        "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
             changed(job)
@@ -212,7 +211,7 @@ extension DownloadEngine {
                 return unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
             }
             let index = i
-            let f = ResourceFetch(coordinators: coordinators, url: unit.url, checkAddress: checkAddress, range: unit.range) {
+            let f = HomeFetch(homes: homes, url: unit.url, checkAddress: checkAddress, range: unit.range, options: HomeFetch.Options(pin: true)) {
                 [weak self, weak job] outcome in
                 guard let self, let job else { return }
                 unitEnded(job, index, outcome)
@@ -235,16 +234,15 @@ extension DownloadEngine {
         }
     }
 
-    private func unitEnded(_ job: DownloadJob, _ i: Int, _ outcome: ResourceFetch.Outcome) {
+    private func unitEnded(_ job: DownloadJob, _ i: Int, _ outcome: HomeFetch.Outcome) {
         guard let f = job.inFlight.removeValue(forKey: i), let unit = job.plan?.units[i] else { return }
         let ms = Int((EventLoop.monotonic() - f.startedAt) * 1000)
         switch outcome {
         case let .stored(r):
-            cache.setPinned(r, true)
             job.unitDone[i] = true
-            job.unitBytes[i] = unit.range?.count ?? r.meta.length ?? r.confirmed.count
-            job.window.answered(r.meta.status)
-            job.record(["event": "request", "kind": unit.kind.rawValue, "uri": unit.name, "status": "\(r.meta.status)",
+            job.unitBytes[i] = unit.range?.count ?? r.length ?? r.bytes
+            job.window.answered(r.status)
+            job.record(["event": "request", "kind": unit.kind.rawValue, "uri": unit.name, "status": "\(r.status)",
                         "bytes": "\(job.unitBytes[i])", "ms": "\(ms)", "retries": "\(job.unitFailures[i])"])
             job.unitFailures[i] = 0
             job.unitNotBefore[i] = nil

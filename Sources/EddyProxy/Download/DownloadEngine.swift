@@ -19,15 +19,19 @@ final class DownloadEngine {
         var retries = 10
     }
 
-    let coordinators: Coordinators
-    let playlists: Playlists
+    /// Every resource's home: a download's fetches and cache reads run on its resources' homes.
+    let homes: Homes
     let routing: Routing
     /// The routes as they are now (a reload replaces them).
     var resolver: TargetResolver { routing.resolver }
     let settings: Settings
     let logger: Logger
-    var loop: EventLoop { coordinators.loop }
-    var cache: any Cache { coordinators.cache }
+    /// The main loop, where the engine runs.
+    var loop: EventLoop { homes.all[0].loop }
+    /// The main loop's cache stripe, for the whole cache's totals and limit (shared by the stripes).
+    var cache: CacheStore { homes.all[0].store }
+    /// What the downloads hold for offline playback, for every loop's exchanges.
+    let catalog: OfflineCatalog
     let database: JobDatabase?
     /// Jobs in creation order.
     private(set) var jobs: [DownloadJob] = []
@@ -45,21 +49,22 @@ final class DownloadEngine {
     /// The locale for automatic media selection (LANG).
     let locale = ProcessInfo.processInfo.environment["LANG"]
 
-    init(coordinators: Coordinators, playlists: Playlists, routing: Routing, settings: Settings,
-         database: JobDatabase?, selfAuthority: SelfAuthority, logger: Logger) {
-        self.coordinators = coordinators
-        self.playlists = playlists
+    init(homes: Homes, routing: Routing, settings: Settings, database: JobDatabase?, selfAuthority: SelfAuthority,
+         catalog: OfflineCatalog, logger: Logger) {
+        self.homes = homes
+        self.catalog = catalog
         self.routing = routing
         self.settings = settings
         self.database = database
         self.selfAuthority = selfAuthority
         self.logger = logger
-        saveTimer = LoopTimer(loop: coordinators.loop, repeating: true) { [unowned self] in
+        let loop = homes.all[0].loop
+        saveTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             for j in jobs where j.state.holdsSlot { save(j) }
             expireDue()
         }
         saveTimer.schedule(after: 2)
-        kick = LoopTimer(loop: coordinators.loop) { [unowned self] in
+        kick = LoopTimer(loop: loop) { [unowned self] in
             // Restored jobs that will not run now still need their plan: progress, and what
             // they hold for offline playback.
             for j in jobs where j.plan == nil && !j.state.holdsSlot && j.state != .queued && j.state != .cancelled {
@@ -67,6 +72,7 @@ final class DownloadEngine {
             }
             expireDue()
             schedule()
+            publishCatalog()
         }
         restore()
     }
@@ -278,6 +284,7 @@ final class DownloadEngine {
     func unobserve(_ token: Int) { observers[token] = nil }
 
     func changed(_ job: DownloadJob) {
+        publishCatalog()
         for f in observers.values { f(job) }
     }
 }

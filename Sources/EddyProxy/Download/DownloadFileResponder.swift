@@ -17,30 +17,54 @@ struct DownloadFileResponder {
         guard let url, let plan = job.plan, plan.units.contains(where: { $0.url.description == url }) else {
             return fail(404, "url= must name a resource of download \(job.id)")
         }
-        let cache = engine.cache
-        guard let r = cache.lookup(url, now: engine.loop.wallClock()), let len = r.meta.length, len > 0 else {
-            return fail(409, "\(url) is not stored")
-        }
-        var range = 0..<len
-        var status = 200
-        var h = HTTPHeaders()
-        // A Range eddy does not understand (another unit, bad syntax) is ignored: the whole file
-        // (RFC 9110 section 14.2).
-        if let value = request.headers["Range"], case let .bytes(specs)? = RangeHeader.parse(value) {
-            guard specs.count == 1, let span = specs[0].resolve(length: len) else {
-                return fail(416, "one byte range within 0-\(len - 1) is served")
+        // Read and checked on the resource's home; the file goes with a descriptor of its own,
+        // which `writeFile` duplicates again before this returns.
+        let rangeValue = request.headers["Range"]
+        let found = engine.homes.sync(onHomeOf: url) { h -> Found in
+            guard let r = h.store.lookup(url, now: h.loop.wallClock()), let len = r.meta.length, len > 0 else { return .failed(409, "\(url) is not stored") }
+            var range = 0..<len
+            var ranged = false
+            // A Range eddy does not understand (another unit, bad syntax) is ignored: the whole
+            // file (RFC 9110 section 14.2).
+            if let rangeValue, case let .bytes(specs)? = RangeHeader.parse(rangeValue) {
+                guard specs.count == 1, let span = specs[0].resolve(length: len) else {
+                    return .failed(416, "one byte range within 0-\(len - 1) is served")
+                }
+                range = span.range
+                ranged = true
             }
-            range = span.range
-            status = 206
-            h.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(len)")
+            guard r.confirmed.contains(range), h.store.verify(r, range) else { return .failed(409, "\(url) is not stored whole in \(range)") }
+            let span = h.store.span(r, range)
+            guard let file = SharedDescriptor(duplicating: span.descriptor) else { return .failed(503, "out of file descriptors") }
+            return .stored(Stored(file: file, offset: span.offset, range: range, length: len, ranged: ranged))
         }
-        guard r.confirmed.contains(range), cache.verify(r, range) else { return fail(409, "\(url) is not stored whole in \(range)") }
+        let s: Stored
+        switch found {
+        case let .failed(status, message): return fail(status, message)
+        case let .stored(stored): s = stored
+        }
+        let range = s.range
+        var h = HTTPHeaders()
+        if s.ranged { h.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(s.length)") }
         h.set("Content-Type", "application/octet-stream")
         h.set("Content-Length", "\(range.count)")
         h.set("Cache-Control", "no-store")
-        request.start(status: status, headers: h)
-        request.writeFile(cache.span(r, range))
+        request.start(status: s.ranged ? 206 : 200, headers: h)
+        request.writeFile(FileSpan(descriptor: s.file.fd, offset: s.offset, length: range.count))
         request.end()
+    }
+
+    private struct Stored {
+        let file: SharedDescriptor
+        let offset: Int
+        let range: Range<Int>
+        let length: Int
+        let ranged: Bool
+    }
+
+    private enum Found {
+        case stored(Stored)
+        case failed(Int, String)
     }
 
     private func fail(_ status: Int, _ message: String) {

@@ -28,7 +28,7 @@ final class DownloadJob {
     /// progress leaves them out.
     var dropped = Set<Int>()
     /// Units being fetched, by index.
-    var inFlight: [Int: ResourceFetch] = [:]
+    var inFlight: [Int: HomeFetch] = [:]
     /// Units that failed, by index, and when each may be asked for again (monotonic seconds):
     /// each keeps its own backoff while the others go on.
     var unitNotBefore: [Int: Double] = [:]
@@ -39,7 +39,7 @@ final class DownloadJob {
     var cursor = 0
     var window: FetchWindow
     /// Fetches of the playlists while the plan is built.
-    var resolving: [ResourceFetch] = []
+    var resolving: [HomeFetch] = []
     var retryTimer: LoopTimer?
     /// Consecutive failures to build the plan (a playlist could not be had).
     var planFailures = 0

@@ -16,6 +16,8 @@ final class ExchangeServices {
     let memory: MemoryTier
     /// Plain memory-tier hits published for any loop to answer (nil when the cache is unavailable).
     var hitSnapshots: HitSnapshots?
+    /// The homes of every resource, this loop's among them (see `Homes`).
+    var homes: Homes!
     let metrics: Metrics
     let logger: Logger
     let routing: Routing
@@ -67,16 +69,24 @@ final class ExchangeServices {
     }
 
     /// Invalidates the stored response for `url`, and for each URI reference in `others` that
-    /// resolves to the same origin (RFC 9111 section 4.4).
+    /// resolves to the same origin (RFC 9111 section 4.4). Every loop's snapshots of them are
+    /// revoked here and now, before this answer goes out, so that the client's next request, on
+    /// whichever loop, can not get a hit on what it has just changed; each stored response is
+    /// then marked stale on its home, which handles that before any request posted after it.
     func invalidate(_ url: UpstreamURL, alsoNamedBy others: [String?]) {
-        let now = loop.wallClock()
         for t in ExchangeServices.invalidationTargets(url, alsoNamedBy: others) {
-            // A resource a response still reads is only marked stale, which a snapshot would not hear.
             hitSnapshots?.revoke(key: t.description)
-            for r in coordinators.storedResponses(for: t.description, now: now) {
-                coordinators.of(r).invalidate()
-                metrics.invalidations += 1
-            }
+            homes.run(onHomeOf: t.description) { $0.services.invalidateStored(t) }
+        }
+    }
+
+    /// Marks the stored responses for `t` (and its variants) stale; on their home.
+    func invalidateStored(_ t: UpstreamURL) {
+        // A resource a response still reads is only marked stale, which a snapshot would not hear.
+        hitSnapshots?.revoke(key: t.description)
+        for r in coordinators.storedResponses(for: t.description, now: loop.wallClock()) {
+            coordinators.of(r).invalidate()
+            metrics.invalidations += 1
         }
     }
 

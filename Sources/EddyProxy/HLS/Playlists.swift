@@ -9,8 +9,10 @@ import Logging
 final class Playlists {
     /// Playlists larger than this are served as they are, not rewritten.
     static let maxPlaylistBytes = 16 << 20
-    /// What the playlists seen so far say: segments in order, and key URLs.
-    let directory = HLSDirectory()
+    /// What the playlists seen so far say: segments in order, and key URLs (every home's).
+    let directory: HLSDirectory
+    /// Where each segment's resource lives: a prefetch runs on the segment's home.
+    var homes: Homes?
     let cache: any Cache
     let coordinators: Coordinators
     let routing: Routing
@@ -26,7 +28,8 @@ final class Playlists {
     var cacheAvailable = true
 
     init(cache: any Cache, coordinators: Coordinators, routing: Routing, metrics: Metrics, logger: Logger,
-         loop: EventLoop, prefetchSegments: Int) {
+         loop: EventLoop, prefetchSegments: Int, directory: HLSDirectory) {
+        self.directory = directory
         self.cache = cache
         self.coordinators = coordinators
         self.routing = routing
@@ -37,7 +40,7 @@ final class Playlists {
     }
 
     /// True when `url` was named as a key (`EXT-X-KEY`) by a playlist seen so far.
-    func isKey(_ url: UpstreamURL) -> Bool { !directory.keyURLs.isEmpty && directory.keyURLs.contains(url.description) }
+    func isKey(_ url: UpstreamURL) -> Bool { directory.isKeyURL(url.description) }
 
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
@@ -112,34 +115,43 @@ final class Playlists {
     }
 
     /// Fetches the segments that follow `key` in its rendition into the cache, unless they are there
-    /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it.
+    /// or on their way. Each fetch is an ordinary fill, so a player asking meanwhile shares it;
+    /// each runs on its segment's home.
     func prefetch(after key: String) {
         guard prefetchSegments > 0, cacheAvailable, directory.hasSegments else { return }
-        let now = loop.wallClock()
         for next in directory.segments(after: key) {
-            let k = next.description
-            if coordinators.discovering[k] != nil { continue }
-            // A playlist may name any URL; prefetch fetches only what the gate allows, with the
-            // address check the gate asks for (the playlist request's own does not carry over).
-            guard case let .allow(checkAddress) = resolver.gate.check(next) else {
-                logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
+            guard let homes else {
+                prefetch(segment: next)
                 continue
             }
-            let fetch = FetchContext(url: next, checkAddress: checkAddress)
-            if let r = cache.lookup(k, now: now) {
-                // A prefetch ticket from the first missing byte to the end: the coordinator fills
-                // the gaps, sharing any fill a player starts meanwhile, and closes it when done.
-                let c = coordinators.of(r)
-                guard !r.isComplete, c.fills.isEmpty, !c.hasTickets, r.meta.ifRangeValidator != nil, let len = r.meta.length,
-                      let gap = r.confirmed.gaps(in: 0..<len).first else { continue }
-                _ = c.open(priority: .prefetch, fetchOnly: true, range: gap.lowerBound..<len, fetch: fetch, consumer: nil)
-            } else {
-                let fill = coordinators.startFill(kind: .discovery, fetch: fetch, resource: nil, asked: nil)
-                fill.isPrefetch = true
-                coordinators.discovering[k] = fill
-                fill.begin()
-            }
-            metrics.prefetches += 1
+            homes.run(onHomeOf: next.description) { $0.playlists.prefetch(segment: next) }
         }
+    }
+
+    /// Fetches `next` into the cache unless it is there or on its way. On its home.
+    func prefetch(segment next: UpstreamURL) {
+        let k = next.description
+        if coordinators.discovering[k] != nil { return }
+        // A playlist may name any URL; prefetch fetches only what the gate allows, with the
+        // address check the gate asks for (the playlist request's own does not carry over).
+        guard case let .allow(checkAddress) = resolver.gate.check(next) else {
+            logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
+            return
+        }
+        let fetch = FetchContext(url: next, checkAddress: checkAddress)
+        if let r = cache.lookup(k, now: loop.wallClock()) {
+            // A prefetch ticket from the first missing byte to the end: the coordinator fills
+            // the gaps, sharing any fill a player starts meanwhile, and closes it when done.
+            let c = coordinators.of(r)
+            guard !r.isComplete, c.fills.isEmpty, !c.hasTickets, r.meta.ifRangeValidator != nil, let len = r.meta.length,
+                  let gap = r.confirmed.gaps(in: 0..<len).first else { return }
+            _ = c.open(priority: .prefetch, fetchOnly: true, range: gap.lowerBound..<len, fetch: fetch, consumer: nil)
+        } else {
+            let fill = coordinators.startFill(kind: .discovery, fetch: fetch, resource: nil, asked: nil)
+            fill.isPrefetch = true
+            coordinators.discovering[k] = fill
+            fill.begin()
+        }
+        metrics.prefetches += 1
     }
 }

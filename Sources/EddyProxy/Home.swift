@@ -1,0 +1,142 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Glibc
+import Logging
+
+/// One event loop as the home of its share of the resources (see `Homes`): its cache stripe,
+/// its curl multi handle and upstream client, the coordinators and fills of its resources, its
+/// part of the memory tier, and the cache exchanges that answer requests for them, wherever the
+/// client's connection was accepted. Made on its loop's thread and touched only there.
+final class Home {
+    /// What every home is built from, the same for all.
+    struct Shared {
+        let config: ProxyConfig
+        let routing: Routing
+        let logger: Logger
+        let homes: Homes
+        /// What the playlists seen so far say, for every home.
+        let directory: HLSDirectory
+        /// Published hits, answered by any loop (nil when the cache is unavailable).
+        let snapshots: HitSnapshots?
+        /// What downloads hold for offline playback (published by the download engine).
+        let catalog: OfflineCatalog
+        /// The number of loops (and homes).
+        let loops: Int
+    }
+
+    let index: Int
+    let loop: EventLoop
+    /// Reaches this loop from the others.
+    let mailbox: LoopMailbox
+    let store: CacheStore
+    let curl: CurlMulti
+    let upstream: UpstreamClient
+    /// This loop's counters (the proxy sums them).
+    let metrics: Metrics
+    let coordinators: Coordinators
+    let playlists: Playlists
+    let memory: MemoryTier
+    let services: ExchangeServices
+    /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
+    let responses: LoopResponses
+    let logger: Logger
+    /// Whether keys (EXT-X-KEY URLs) are cached (`cache_keys`).
+    let cacheKeys: Bool
+    private let thread = pthread_self()
+
+    /// Made on the loop's thread. `finished` records each response this home answered.
+    init(index: Int, loop: EventLoop, mailbox: LoopMailbox, store: CacheStore, metrics: Metrics, shared: Shared,
+         finished: @escaping (any ClientRequest, ExchangeOutcome) -> Void) {
+        let config = shared.config
+        self.index = index
+        self.loop = loop
+        self.mailbox = mailbox
+        self.store = store
+        self.metrics = metrics
+        logger = shared.logger
+        cacheKeys = config.cacheKeys
+        curl = CurlMulti(loop: loop, maxPerHost: config.maxUpstreamPerHost)
+        // One gate for every upstream fetch, whoever starts it (client, prefetch, revalidation).
+        curl.gate = shared.routing.resolver.gate
+        curl.onConnected = { [metrics] in metrics.upstreamConnect.observe($0) }
+        curl.onRefused = { [logger] url, why in
+            logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)", "loop": "\(index)"])
+        }
+        upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
+        coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
+                                    stallTimeout: config.upstreamTimeouts.stall)
+        coordinators.targetedFields = config.freshness.targetedFields
+        coordinators.maxVariants = config.maxVariants
+        playlists = Playlists(cache: store, coordinators: coordinators, routing: shared.routing, metrics: metrics, logger: logger,
+                              loop: loop, prefetchSegments: config.prefetchSegments, directory: shared.directory)
+        playlists.cacheAvailable = store.isAvailable
+        playlists.homes = shared.homes
+        // The memory tier's budget is the proxy's, split evenly: each home keeps its own
+        // resources' bodies.
+        memory = MemoryTier(budget: config.memoryCache / shared.loops)
+        responses = LoopResponses(metrics: metrics)
+        services = ExchangeServices(
+            loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
+            metrics: metrics, logger: logger, routing: shared.routing, name: config.name, freshness: config.freshness,
+            finished: finished)
+        services.homes = shared.homes
+        services.hitSnapshots = shared.snapshots
+        let catalog = shared.catalog
+        services.offlineRenditions = { catalog.completeRenditions(of: $0) }
+        services.recordedPlaylist = { catalog.recordedPlaylist(of: $0) }
+        let passThrough = PassThroughServices(
+            loop: loop, upstream: upstream, metrics: metrics, logger: logger, routing: shared.routing,
+            learn: { [unowned playlists] in playlists.learn($0, url: $1) },
+            invalidate: { [unowned services] in services.invalidate($0, alsoNamedBy: $1) },
+            finished: finished)
+        passThrough.forwardClientAddress = config.forwardedHeaders
+        passThrough.trustedProxies = Set(config.trustedProxies)
+        services.passThrough = passThrough
+        store.onEvict = { [metrics] _ in metrics.evictions += 1 }
+        if let snapshots = shared.snapshots {
+            store.addListener(snapshots)
+            // Bytes a snapshot answer still sends from a resource's file are protected as a
+            // response's are (a whole-resource eviction unlinks the file, which its descriptor
+            // still reads; a punched hole would read as zeros).
+            let ranges = store.protectedRanges
+            store.protectedRanges = { r in snapshots.isSending(r.key) ? [0..<Int.max] : ranges(r) }
+        }
+        let homes = shared.homes
+        store.evictElsewhere = { stripe, victims in
+            let h = homes.all[stripe]
+            h.mailbox.post { h.store.evictIfIdle(victims) }
+        }
+    }
+
+    /// True on this home's loop thread.
+    var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+
+    /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched
+    /// each time unless `cache_keys` says otherwise; a downloaded asset's key is pinned and
+    /// served from the cache, because offline playback needs it.
+    func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+        metrics.requests += 1
+        if !cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+            return responses.passThrough(request, services: services.passThrough, url: url, form: form,
+                                         checkAddress: checkAddress, reason: "key")
+        }
+        let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
+        responses.keep(exchange, for: request)
+        exchange.begin()
+    }
+
+    /// What a hit answered from a snapshot (on any loop) asks of the resource's home: its last
+    /// access, and the HLS prefetch a segment request starts.
+    func snapshotHit(key: String) {
+        playlists.prefetch(after: key)
+        if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }
+    }
+
+    /// The periodic work of a home: commit the stripe's index rows, stop fills nobody wants.
+    func tick() {
+        store.flush()
+        coordinators.stopUnwantedFills()
+    }
+}

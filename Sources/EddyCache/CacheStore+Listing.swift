@@ -9,36 +9,40 @@ extension CacheStore {
     /// One page of resources whose key starts with `prefix`, in `order`, after `cursor` (from a
     /// previous page; nil for the first); returns the page and the cursor of the next, if any.
     public func list(prefix: String, order: ResourceOrder, cursor: String?, limit: Int) -> (items: [ResourceSummary], next: String?) {
+        page(prefix: prefix, order: order, cursor: cursor, limit: limit, residents: [residents(prefix: prefix)])
+    }
+
+    /// What a stripe adds to a listing from memory: its resources whose key starts with `prefix`
+    /// (newer than their index rows, or not committed yet), and the rows it removed and has not
+    /// committed yet. On its loop.
+    public func residents(prefix: String) -> (items: [ResourceSummary], removed: [Int]) {
+        (resources.filter { $0.key.hasPrefix(prefix) && $0.value.meta.status != 0 }.map { CacheStore.summary($0.value) },
+         writer.pendingDeleteIDs)
+    }
+
+    /// One page of the index merged with what every stripe holds in memory (`residents` of each;
+    /// a stripe's own for an unstriped store), and the cursor of the next.
+    public func page(prefix: String, order: ResourceOrder, cursor: String?, limit: Int,
+                     residents: [(items: [ResourceSummary], removed: [Int])]) -> (items: [ResourceSummary], next: String?) {
         guard isAvailable else { return ([], nil) }
         let limit = max(1, min(limit, 1000))
         let after = cursor.flatMap(CacheStore.decodeCursor)
+        let removed = Set(residents.flatMap(\.removed))
         var byKey: [String: ResourceSummary] = [:]
         do {
             for row in try index.list(prefix: prefix, order: order, after: after, limit: limit + 1)
-            where !writer.isDeletePending(id: row.id) { byKey[row.summary.key] = row.summary }
+            where !removed.contains(row.id) { byKey[row.summary.key] = row.summary }
         } catch {
             logger.error("index listing failed", metadata: ["error": "\(error)"])
             return ([], nil)
         }
-        for (k, r) in resources where k.hasPrefix(prefix) && r.meta.status != 0 {
-            let s = CacheStore.summary(r)
-            if byKey[k] != nil || CacheStore.comes(s, after: after, in: order) { byKey[k] = s }
+        for s in residents.flatMap(\.items) where byKey[s.key] != nil || CacheStore.comes(s, after: after, in: order) {
+            byKey[s.key] = s
         }
         var rows = byKey.values.sorted { CacheStore.precedes($0, $1, in: order) }
         let more = rows.count > limit
         if more { rows = Array(rows.prefix(limit)) }
         let next = more ? rows.last.map { CacheStore.encodeCursor(order: order, row: $0) } : nil
-        return (rows, next)
-    }
-
-    /// One page from the pages of several stripes (`list` on each, each keeping the keys it owns):
-    /// the first `limit` rows of them together, and the cursor of the next page, if any.
-    public static func merge(_ pages: [(items: [ResourceSummary], more: Bool)], order: ResourceOrder,
-                             limit: Int) -> (items: [ResourceSummary], next: String?) {
-        var rows = pages.flatMap(\.items).sorted { precedes($0, $1, in: order) }
-        let more = rows.count > limit || pages.contains { $0.more }
-        if rows.count > limit { rows = Array(rows.prefix(limit)) }
-        let next = more ? rows.last.map { encodeCursor(order: order, row: $0) } : nil
         return (rows, next)
     }
 

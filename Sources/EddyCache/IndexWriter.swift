@@ -45,6 +45,9 @@ final class IndexWriter {
     /// bring it back (a later commit would re-upsert it and unlink its file).
     func isDeletePending(id: Int) -> Bool { pendingDeletes.contains(id) }
 
+    /// Rows removed in memory and not yet deleted in the index.
+    var pendingDeleteIDs: [Int] { pendingDeletes }
+
     /// Commits the dirty resources among `resources`, the queued deletions and unlinks. With `wait`
     /// it returns once they (and every earlier commit) are done. Returns false when there was
     /// nothing to commit.

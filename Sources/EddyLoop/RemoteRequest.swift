@@ -36,6 +36,10 @@ public final class RemoteRequest: ClientRequest {
     /// Body bytes the connection's loop has queued on its connection so far (touched there only).
     private let applied = Tally()
     private final class Tally { var bytes = 0 }
+    /// The `whenSent` of `end`, held here and run and dropped on this loop: what it captures (an
+    /// exchange's ticket) must not be freed on the connection's loop, which only passes it back.
+    private final class Pending { var callback: (() -> Void)? }
+    private var pendingSent: Pending?
     /// This request's copy of the cache's descriptor it last wrote from (`writeFile`): the cache
     /// may close its own before the connection's loop reads, so the copy goes along and is closed
     /// there after the last call that uses it.
@@ -64,6 +68,7 @@ public final class RemoteRequest: ClientRequest {
     }
 
     deinit {
+        pendingSent?.callback = nil // here, at home, if the connection never sent it back
         // The connection's request is released on its own loop, with the descriptor copy.
         let (local, copy) = (local, fileCopy?.copy)
         connection.post {
@@ -212,7 +217,19 @@ public final class RemoteRequest: ClientRequest {
         onDrained = nil
         let home = home
         // `whenSent` belongs to the exchange's loop (it releases a ticket there).
-        let sent = whenSent.map { cb in { () -> Void in home.post(cb) } }
+        var sent: (() -> Void)?
+        if let whenSent {
+            let pending = Pending()
+            pending.callback = whenSent
+            pendingSent = pending
+            sent = {
+                home.post {
+                    let cb = pending.callback
+                    pending.callback = nil
+                    cb?()
+                }
+            }
+        }
         there { $0.end(whenSent: sent) }
     }
 

@@ -42,8 +42,8 @@ final class Home {
     /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
     let responses: LoopResponses
     let logger: Logger
-    /// Whether keys (EXT-X-KEY URLs) are cached (`cache_keys`).
-    let cacheKeys: Bool
+    /// Whether keys (EXT-X-KEY URLs) are cached (`cache_keys`; a reload changes it).
+    var cacheKeys: Bool
     private let thread = pthread_self()
 
     /// Made on the loop's thread. `finished` records each response this home answered.

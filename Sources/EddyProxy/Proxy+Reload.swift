@@ -73,6 +73,7 @@ extension Proxy {
             h.services.passThrough.trustedProxies = trusted
             h.coordinators.maxVariants = new.maxVariants
             h.playlists.prefetchSegments = new.prefetchSegments
+            h.cacheKeys = new.cacheKeys
         }
         server.limits = new.limits
         adminServer?.limits = new.limits

@@ -168,8 +168,10 @@ public final class Proxy {
         responses.closeTunnels()
         let deadline = EventLoop.monotonic() + 30
         let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
-            // The workers' own responses (pass-through) count too, as they last published them.
-            let idle = responses.count == 0 && workers.allSatisfy { $0.counters.exchanges == 0 }
+            // Every home's responses, counted on its loop now, and the replies this loop's
+            // connections still wait for (those answered on another home come back here).
+            let idle = homes.gather { $0.responses.count }.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
+                && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
             if idle || EventLoop.monotonic() > deadline { loop.stop() }
         }
         poll.schedule(after: 0.05)

@@ -358,6 +358,10 @@ def main():
     GLOBAL["cc"] = a.cc
     Handler.root = a.root
     ThreadingHTTPServer.daemon_threads = True
+    # socketserver's listen backlog is 5: a burst of new connections (each event loop's curl
+    # handle opens its own) overflowed it, and the kernel's SYN retry made a request wait 1 s.
+    # nginx listens with 511.
+    ThreadingHTTPServer.request_queue_size = 511
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.serve_forever()
 

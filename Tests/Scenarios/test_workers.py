@@ -558,3 +558,35 @@ def test_every_loop_is_home_to_a_share_of_the_resources(origins, tmp_path):
         assert all(fo.stats()["paths"]["/" + n]["requests"] == 1 for n in list(files)[-5:])
     finally:
         e.stop()
+
+
+def test_resource_listing_pages_through_every_home(origins, tmp_path):
+    """GET /api/resources lays what every home holds in memory (newer than the index, or not
+    committed yet) over the index: paging by 7 over 30 resources spread over two homes, at once
+    after they were fetched, lists each once, in key order, and a purge by prefix empties it."""
+    ng, fo, _ = origins
+    names = ["list-%02d.bin" % i for i in range(30)]
+    for n in names:
+        random_file(fo, n, 2_000)
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        for n in names:
+            assert request(e.port, "/f/" + n).status == 200
+        prefix = "http://127.0.0.1:%d/list-" % fo.port
+        seen, cursor = [], None
+        for _ in range(10):
+            q = "/api/resources?limit=7&prefix=" + urllib.parse.quote(prefix, safe="")
+            r = request(e.admin, q + ("&cursor=" + urllib.parse.quote(cursor) if cursor else ""))
+            assert r.status == 200, r.body
+            page = json.loads(r.body)
+            seen += [x["key"] for x in page["resources"]]
+            cursor = page["next_cursor"]
+            if not cursor:
+                break
+        assert seen == sorted("http://127.0.0.1:%d/%s" % (fo.port, n) for n in names), seen
+        r = request(e.admin, "/api/resources?prefix=" + urllib.parse.quote(prefix, safe=""), method="DELETE")
+        assert r.status == 200 and json.loads(r.body) == {"purged": 30, "pinned_kept": 0}, r.body
+        r = request(e.admin, "/api/resources?prefix=" + urllib.parse.quote(prefix, safe=""))
+        assert json.loads(r.body)["resources"] == []
+    finally:
+        e.stop()

@@ -98,13 +98,9 @@ final class ResourcesAPI {
             limit = n
         }
         let (prefix, cursor) = (query["prefix"] ?? "", query["cursor"])
-        // Each stripe lists the index and its own resources in memory (newer); each keeps the
-        // rows of the keys it owns, and the pages merge into one.
-        let pages = homes.gather { h in
-            let page = h.store.list(prefix: prefix, order: order, cursor: cursor, limit: limit)
-            return (items: page.items.filter { h.store.stripe(of: $0.key) == h.store.stripe }, more: page.next != nil)
-        }
-        let page = CacheStore.merge(pages, order: order, limit: limit)
+        // The index, with what each stripe holds in memory (newer, or not committed) laid over it.
+        let residents = homes.gather { $0.store.residents(prefix: prefix) }
+        let page = homes.all[0].store.page(prefix: prefix, order: order, cursor: cursor, limit: limit, residents: residents)
         AdminJSON.send(request, 200, ResourcePage(resources: page.items.map(ResourceInfo.init), nextCursor: page.next))
     }
 

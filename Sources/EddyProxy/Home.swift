@@ -22,6 +22,10 @@ final class Home {
         let snapshots: HitSnapshots?
         /// What downloads hold for offline playback (published by the download engine).
         let catalog: OfflineCatalog
+        /// Every loop's per-minute windows and first-byte histograms.
+        let stats: RequestStats
+        /// What CONNECT may reach.
+        let connectPolicy: ConnectExchange.Policy
         /// The number of loops (and homes).
         let loops: Int
     }
@@ -42,14 +46,26 @@ final class Home {
     /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
     let responses: LoopResponses
     let logger: Logger
+    let homes: Homes
+    let routing: Routing
+    let stats: RequestStats
+    let snapshots: HitSnapshots?
+    let connectPolicy: ConnectExchange.Policy
+    /// Writes an answered request's access-log line (on the main loop).
+    let log: (AnsweredRequest, ExchangeOutcome) -> Void
+    /// Which snapshot hits answered here are reported to their homes.
+    let touches = HomeTouches()
     /// Whether keys (EXT-X-KEY URLs) are cached (`cache_keys`; a reload changes it).
     var cacheKeys: Bool
     private let thread = pthread_self()
 
-    /// Made on the loop's thread. `finished` records each response this home answered.
+    /// Made on the loop's thread. Each response it answers is counted here, as it ends, before
+    /// its client can ask `/metrics` (which asks every loop), and handed to `log`.
     init(index: Int, loop: EventLoop, mailbox: LoopMailbox, store: CacheStore, metrics: Metrics, shared: Shared,
-         finished: @escaping (any ClientRequest, ExchangeOutcome) -> Void) {
+         log: @escaping (AnsweredRequest, ExchangeOutcome) -> Void) {
         let config = shared.config
+        (homes, routing, stats, snapshots, connectPolicy, self.log) =
+            (shared.homes, shared.routing, shared.stats, shared.snapshots, shared.connectPolicy, log)
         self.index = index
         self.loop = loop
         self.mailbox = mailbox
@@ -77,6 +93,12 @@ final class Home {
         // resources' bodies.
         memory = MemoryTier(budget: config.memoryCache / shared.loops)
         responses = LoopResponses(metrics: metrics)
+        let finished: (any ClientRequest, ExchangeOutcome) -> Void = { [responses, metrics, stats = shared.stats] request, outcome in
+            responses.finished(request)
+            let summary = AnsweredRequest(request)
+            Home.count(summary, outcome, in: metrics, stats: stats, now: loop.wallClock())
+            log(summary, outcome)
+        }
         services = ExchangeServices(
             loop: loop, cache: store, coordinators: coordinators, upstream: upstream, playlists: playlists, memory: memory,
             metrics: metrics, logger: logger, routing: shared.routing, name: config.name, freshness: config.freshness,
@@ -112,27 +134,6 @@ final class Home {
 
     /// True on this home's loop thread.
     var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
-
-    /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched
-    /// each time unless `cache_keys` says otherwise; a downloaded asset's key is pinned and
-    /// served from the cache, because offline playback needs it.
-    func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
-        metrics.requests += 1
-        if !cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
-            return responses.passThrough(request, services: services.passThrough, url: url, form: form,
-                                         checkAddress: checkAddress, reason: "key")
-        }
-        let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
-        responses.keep(exchange, for: request)
-        exchange.begin()
-    }
-
-    /// What a hit answered from a snapshot (on any loop) asks of the resource's home: its last
-    /// access, and the HLS prefetch a segment request starts.
-    func snapshotHit(key: String) {
-        playlists.prefetch(after: key)
-        if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }
-    }
 
     /// The periodic work of a home: commit the stripe's index rows, stop fills nobody wants.
     func tick() {

@@ -17,15 +17,14 @@ extension Proxy {
     /// Starts `count - 1` worker loops on the port the main loop's listener bound.
     /// `max_connections` bounds the connections of every loop together (`ConnectionBudget`).
     func startWorkers(count: Int, port: Int, shared: Home.Shared) throws {
-        let snapshots = hitSnapshots ?? HitSnapshots() // none when the cache is unavailable: never published
         let budget = ConnectionBudget()
         budget.join(server) { [mailbox] job in mailbox.post(job) }
         for i in 1..<count {
-            let setup = Worker.Setup(
-                host: config.listenHost, port: port, limits: config.limits, budget: budget, main: mailbox, logger: logger,
-                routing: routing, cacheAvailable: store.isAvailable, connectPolicy: connectPolicy, snapshots: snapshots,
-                shared: shared, store: stores[i],
-                stats: requestStats, logged: { [unowned self] in log($0, $1) }, logsAccess: accessLog.isEnabled)
+            // Access-log lines go to the main loop, and only when the log is on (a post wakes it).
+            let log: (AnsweredRequest, ExchangeOutcome) -> Void = accessLog.isEnabled
+                ? { [mailbox, unowned self] request, outcome in mailbox.post { self.log(request, outcome) } } : { _, _ in }
+            let setup = Worker.Setup(host: config.listenHost, port: port, limits: config.limits, budget: budget, logger: logger,
+                                     shared: shared, store: stores[i], log: log)
             workers.append(try Worker(index: i, setup))
         }
         // Every home is installed: the workers may answer now (a request may be for any home).

@@ -33,8 +33,6 @@ public final class Proxy {
     let metrics = Metrics()
     /// Every loop's per-minute windows and first-byte histograms.
     let requestStats = RequestStats()
-    /// Which snapshot hits answered here are reported to their homes.
-    let touches = HomeTouches()
     var upstream: UpstreamClient { home.upstream }
     var coordinators: Coordinators { home.coordinators }
     let routing: Routing
@@ -57,7 +55,7 @@ public final class Proxy {
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
     var draining = false
-    /// Responses in progress on the main loop; each removes itself in `exchangeFinished`.
+    /// Responses in progress on the main loop; each removes itself as it finishes.
     var responses: LoopResponses { home.responses }
 
     public init(config: ProxyConfig, logger: Logger) throws {
@@ -82,12 +80,13 @@ public final class Proxy {
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()
         let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, directory: HLSDirectory(),
-                                 snapshots: hitSnapshots, catalog: catalog, loops: loops)
+                                 snapshots: hitSnapshots, catalog: catalog, stats: requestStats, connectPolicy: connectPolicy,
+                                 loops: loops)
         homes.install(Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
-                           finished: { [unowned self] in exchangeFinished(request: $0, $1) }))
+                           log: { [unowned self] in log($0, $1) }))
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
                               sharing: loops > 1 ? .first : .exclusive)
-        server.handler = { [unowned self] in handle($0) }
+        server.handler = { [unowned self] in home.accept($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
         if store.isAvailable {
             let database: JobDatabase?
@@ -179,43 +178,5 @@ public final class Proxy {
     }
     /// Polls for the end of the drain; a second signal stops at once.
     private var drainTimer: LoopTimer?
-
-    // MARK: - requests
-
-    func handle(_ request: ServerRequest) {
-        // A plain small hit published by an earlier answer goes out without an exchange: the
-        // same response for a fraction of the work (see `HitSnapshots`; workers do this too).
-        if let snapshots = hitSnapshots, let outcome = snapshots.answer(request, now: loop.wallClock()) {
-            snapshotHitAnswered(AnsweredRequest(request), outcome)
-            return
-        }
-        if request.method == "CONNECT" {
-            // On the connection's loop (a worker's CONNECT runs on the worker, see `Worker`).
-            metrics.requests += 1
-            responses.keep(request, for: request)
-            return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
-        }
-        switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers, resolver: resolver,
-                                cacheAvailable: store.isAvailable) {
-        case let .refuse(status, reason, forward, allow):
-            metrics.requests += 1
-            exchangeFinished(request: request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
-        case let .passThrough(url, form, checkAddress, reason):
-            metrics.requests += 1
-            responses.passThrough(request, services: services.passThrough, url: url, form: form, checkAddress: checkAddress,
-                                  reason: reason)
-        case let .home(url, form, checkAddress):
-            // On the resource's home: here, or another loop's (see `Homes`).
-            let target = homes.home(of: url.description)
-            guard target !== home else { return home.answer(request, url: url, form: form, checkAddress: checkAddress) }
-            let remote = RemoteRequest(request, connection: mailbox, home: target.mailbox)
-            target.mailbox.post { target.answer(remote, url: url, form: form, checkAddress: checkAddress) }
-        }
-    }
-
-    private func exchangeFinished(request: any ClientRequest, _ outcome: ExchangeOutcome) {
-        responses.finished(request)
-        record(AnsweredRequest(request), outcome)
-    }
 }
 

@@ -8,11 +8,9 @@ import Logging
 /// A worker loop: a thread with its own event_base, its own SO_REUSEPORT listener on the
 /// proxy's port (the kernel spreads client connections over the cores), and its `Home`: the home
 /// of its share of the resources (their cache stripe, coordinators and fills, with its own curl
-/// multi handle). It parses requests and writes replies (sendfile included). It answers itself
-/// published hits (`HitSnapshots`), refusals, pass-through responses and CONNECT tunnels, and the
-/// requests for resources it is home to; a request for a resource homed elsewhere goes to that
-/// home's mailbox (`RemoteRequest`). The access log and request-level counts are kept on the main
-/// loop: each response is posted there once answered.
+/// multi handle). It parses requests and writes replies (sendfile included), and takes them as
+/// the main loop does (`Home.accept`). It counts what it answered; the access log is written on
+/// the main loop, each line posted there once its response is answered.
 final class Worker {
     /// What the main loop hands a worker.
     struct Setup {
@@ -20,23 +18,13 @@ final class Worker {
         let port: Int
         let limits: HTTPServerLimits
         let budget: ConnectionBudget
-        /// The main loop.
-        let main: LoopMailbox
         let logger: Logger
-        let routing: Routing
-        let cacheAvailable: Bool
-        let connectPolicy: ConnectExchange.Policy
-        let snapshots: HitSnapshots
         /// What every home is built from.
         let shared: Home.Shared
         /// The worker's own cache stripe.
         let store: CacheStore
-        /// Every loop's per-minute windows and first-byte histograms.
-        let stats: RequestStats
-        /// At the main loop: the access log line of a response this worker answered (counted
-        /// here); posted only when the access log is on.
-        let logged: (AnsweredRequest, ExchangeOutcome) -> Void
-        let logsAccess: Bool
+        /// Hands the access log line of a response this worker answered to the main loop.
+        let log: (AnsweredRequest, ExchangeOutcome) -> Void
     }
 
     /// What lives on the worker's thread (made there, touched only there).
@@ -44,7 +32,6 @@ final class Worker {
         var server: HTTPServer!
         var home: Home!
         let metrics = Metrics()
-        let touches = HomeTouches()
         var publish: LoopTimer!
         var tick: LoopTimer!
         var quiesce: LoopTimer?
@@ -60,18 +47,11 @@ final class Worker {
     /// be for any of them.
     init(index: Int, _ setup: Setup) throws {
         let local = local
-        let main = setup.main
         self.index = index
         self.setup = setup
         thread = try LoopThread(name: "eddy-w\(index)") { loop, mailbox in
             let home = Home(index: index, loop: loop, mailbox: mailbox, store: setup.store, metrics: local.metrics,
-                            shared: setup.shared) { request, outcome in
-                local.home.responses.finished(request)
-                let summary = AnsweredRequest(request)
-                // Counted as it ends, before its client can ask /metrics (which asks every loop).
-                Proxy.count(summary, outcome, in: local.metrics, stats: setup.stats, now: loop.wallClock())
-                if setup.logsAccess { main.post { setup.logged(summary, outcome) } }
-            }
+                            shared: setup.shared, log: setup.log)
             setup.shared.homes.install(home)
             local.home = home
             local.tick = LoopTimer(loop: loop, repeating: true) { home.tick() }
@@ -86,29 +66,15 @@ final class Worker {
     func startServing() throws {
         let (local, published, setup, index) = (local, published, setup, index)
         let (loop, mailbox) = (thread.loop, thread.mailbox)
-        let main = setup.main
         let result = Locked<Result<Void, Error>?>(nil)
         mailbox.post {
             result.withLock { $0 = Result {
                 let server = try HTTPServer(loop: loop, host: setup.host, port: setup.port, limits: setup.limits, sharing: .join)
                 setup.budget.join(server) { job in mailbox.post(job) }
-                server.handler = { request in
-                    if let outcome = setup.snapshots.answer(request, now: loop.wallClock()) {
-                        let summary = AnsweredRequest(request)
-                        Proxy.countSnapshotHit(outcome, in: local.metrics)
-                        Proxy.count(summary, outcome, in: local.metrics, stats: setup.stats, now: loop.wallClock())
-                        if let key = outcome.cacheKey,
-                           local.touches.due(key, now: loop.wallClock(), prefetching: setup.shared.directory.hasSegments) {
-                            setup.shared.homes.run(onHomeOf: key) { $0.snapshotHit(key: key) }
-                        }
-                        if setup.logsAccess { main.post { setup.logged(summary, outcome) } }
-                        return
-                    }
-                    Worker.answer(request, local: local, setup: setup, mailbox: mailbox)
-                }
+                let home = local.home!
+                server.handler = { home.accept($0) }
                 server.onWarning = { setup.logger.warning("\($0)", metadata: ["worker": "\(index)"]) }
                 local.server = server
-                let home = local.home!
                 local.publish = LoopTimer(loop: loop, repeating: true) {
                     var c = WorkerCounters(server)
                     c.upstreamActive = home.curl.activeCount
@@ -122,32 +88,6 @@ final class Worker {
         while true {
             if let r = result.withLock({ $0 }) { return try r.get() }
             usleep(200)
-        }
-    }
-
-    /// Answers here what this loop may; sends requests for resources homed elsewhere there.
-    private static func answer(_ request: ServerRequest, local: Local, setup: Setup, mailbox: LoopMailbox) {
-        let home = local.home!
-        guard request.method != "CONNECT" else {
-            // A tunnel takes over the connection's socket: here, on the connection's loop.
-            local.metrics.requests += 1
-            return home.responses.tunnel(request, services: home.services.passThrough, policy: setup.connectPolicy)
-        }
-        switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
-                                resolver: setup.routing.resolver, cacheAvailable: setup.cacheAvailable) {
-        case let .home(url, form, checkAddress):
-            let target = setup.shared.homes.home(of: url.description)
-            guard target !== home else { return home.answer(request, url: url, form: form, checkAddress: checkAddress) }
-            let remote = RemoteRequest(request, connection: mailbox, home: target.mailbox)
-            target.mailbox.post { target.answer(remote, url: url, form: form, checkAddress: checkAddress) }
-        case let .refuse(status, reason, forward, allow):
-            local.metrics.requests += 1
-            // Recorded as a pass-through response is (counted here, logged on the main loop).
-            home.services.passThrough.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
-        case let .passThrough(url, form, checkAddress, reason):
-            local.metrics.requests += 1
-            home.responses.passThrough(request, services: home.services.passThrough, url: url, form: form,
-                                       checkAddress: checkAddress, reason: reason)
         }
     }
 

@@ -66,7 +66,7 @@ extension DownloadEngine {
         // created) must not unpin what a job pinned.
         let options = HomeFetch.Options(pin: job != nil, readPlaylist: true)
         let f = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, options: options, revalidate: revalidate) { [weak self, weak job] outcome in
-            guard let self else { return }
+            guard self != nil else { return }
             if let job, let started = fetch?.startedAt {
                 let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
                 switch outcome {

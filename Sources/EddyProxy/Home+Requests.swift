@@ -1,0 +1,92 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// The requests a loop takes, whichever loop's listener accepted them: published hits,
+/// tunnels, refusals and pass-through responses are answered on the loop that took them; a
+/// request for a stored resource goes to its home (here, or another loop's through its mailbox
+/// as a `RemoteRequest`). The main loop and the workers take requests the same way.
+extension Home {
+    /// Answers a request this loop's listener accepted.
+    func accept(_ request: ServerRequest) {
+        // A plain small hit published by an earlier answer goes out without an exchange: the
+        // same response for a fraction of the work (see `HitSnapshots`).
+        if let snapshots, let outcome = snapshots.answer(request, now: loop.wallClock()) {
+            return snapshotAnswered(AnsweredRequest(request), outcome)
+        }
+        guard request.method != "CONNECT" else {
+            // A tunnel takes over the connection's socket: here, on the connection's loop.
+            metrics.requests += 1
+            return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
+        }
+        switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
+                                resolver: routing.resolver, cacheAvailable: store.isAvailable) {
+        case let .home(url, form, checkAddress):
+            let target = homes.home(of: url.description)
+            guard target !== self else { return answer(request, url: url, form: form, checkAddress: checkAddress) }
+            let remote = RemoteRequest(request, connection: mailbox, home: target.mailbox)
+            target.mailbox.post { target.answer(remote, url: url, form: form, checkAddress: checkAddress) }
+        case let .refuse(status, reason, forward, allow):
+            metrics.requests += 1
+            // Recorded as a pass-through response is.
+            services.passThrough.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
+        case let .passThrough(url, form, checkAddress, reason):
+            metrics.requests += 1
+            responses.passThrough(request, services: services.passThrough, url: url, form: form,
+                                  checkAddress: checkAddress, reason: reason)
+        }
+    }
+
+    /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched
+    /// each time unless `cache_keys` says otherwise; a downloaded asset's key is pinned and
+    /// served from the cache, because offline playback needs it.
+    func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+        metrics.requests += 1
+        if !cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+            return responses.passThrough(request, services: services.passThrough, url: url, form: form,
+                                         checkAddress: checkAddress, reason: "key")
+        }
+        let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
+        responses.keep(exchange, for: request)
+        exchange.begin()
+    }
+
+    /// What a hit answered from a snapshot (on any loop) asks of the resource's home: its last
+    /// access, and the HLS prefetch a segment request starts.
+    func snapshotHit(key: String) {
+        playlists.prefetch(after: key)
+        if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }
+    }
+
+    /// A hit answered from `HitSnapshots` here: counted here and logged; the resource's home
+    /// hears of it (its last access, the HLS prefetch a segment request starts) at most once a
+    /// second per key (`HomeTouches`).
+    func snapshotAnswered(_ request: AnsweredRequest, _ outcome: ExchangeOutcome) {
+        metrics.requests += 1
+        if outcome.fromMemory { metrics.memoryHits += 1 }
+        metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
+        Home.count(request, outcome, in: metrics, stats: stats, now: loop.wallClock())
+        if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: playlists.directory.hasSegments) {
+            homes.run(onHomeOf: key) { $0.snapshotHit(key: key) }
+        }
+        log(request, outcome)
+    }
+
+    /// Counts an answered request's cache result in `metrics` (its loop's own) and in the shared
+    /// per-minute windows and first-byte histograms.
+    static func count(_ request: AnsweredRequest, _ outcome: ExchangeOutcome, in metrics: Metrics, stats: RequestStats, now: Int) {
+        let (cacheStatus, fromCache, fromOrigin, startedAt) = (outcome.cacheStatus, outcome.fromCache, outcome.fromOrigin, outcome.startedAt)
+        metrics.bytesFromCache += fromCache
+        let kind: String?
+        switch cacheStatus.forward {
+        case nil: metrics.hits += 1; kind = "hit"
+        case .miss?, .uriMiss?: metrics.misses += 1; kind = "miss"
+        case .partial?, .stale?: metrics.partials += 1; kind = "partial"
+        default: kind = nil
+        }
+        if let kind {
+            stats.record(kind: kind, now: now, bytesServed: fromCache + fromOrigin, bytesFromCache: fromCache,
+                         firstByte: request.headSentAt.map { $0 - startedAt })
+        }
+    }
+}

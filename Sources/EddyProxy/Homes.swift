@@ -69,6 +69,12 @@ final class Homes: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the homes of `items` (by `key`), once per home with the items it is home
+    /// to, waiting for each (see `sync(onHomeOf:_:)`), and returns what they all returned.
+    func sync<Item, T>(_ items: [Item], by key: (Item) -> String, _ body: @escaping (Home, [Item]) -> [T]) -> [T] {
+        Dictionary(grouping: items) { home(of: key($0)).index }.flatMap { index, mine in sync(on: all[index]) { body($0, mine) } }
+    }
+
     /// Runs `body` on every home in turn and returns their results, the main loop's first.
     func gather<T>(_ body: @escaping (Home) -> T) -> [T] {
         all.map { sync(on: $0, body) }

@@ -85,18 +85,14 @@ extension DownloadEngine {
     /// The length of each of `urls` whose wanted ranges (all of it for nil) are stored whole,
     /// asked of each home once.
     private func heldLengths(_ urls: [UpstreamURL], ranges: [UpstreamURL: [Range<Int>]?]) -> [UpstreamURL: Int] {
-        var out: [UpstreamURL: Int] = [:]
-        for (home, mine) in Dictionary(grouping: urls, by: { homes.home(of: $0.description).index }) {
-            let found = homes.sync(on: homes.all[home]) { h in
-                let now = h.loop.wallClock()
-                return mine.compactMap { u -> (UpstreamURL, Int)? in
-                    guard let r = h.store.lookup(u.description, now: now), let len = r.meta.length else { return nil }
-                    let have = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
-                    return have.allSatisfy({ r.confirmed.contains($0) }) ? (u, len) : nil
-                }
+        let found = homes.sync(urls, by: \.description) { h, mine in
+            let now = h.loop.wallClock()
+            return mine.compactMap { u -> (UpstreamURL, Int)? in
+                guard let r = h.store.lookup(u.description, now: now), let len = r.meta.length else { return nil }
+                let have = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
+                return have.allSatisfy({ r.confirmed.contains($0) }) ? (u, len) : nil
             }
-            for (u, n) in found { out[u] = n }
         }
-        return out
+        return Dictionary(found) { first, _ in first }
     }
 }

@@ -39,19 +39,15 @@ extension DownloadEngine {
     /// The bytes of each unit the cache holds whole already, by unit id (absent: not held),
     /// asked of each home once for all its units.
     func storedBytes(_ units: [DownloadPlan.Unit]) -> [String: Int] {
-        var out: [String: Int] = [:]
-        for (home, mine) in Dictionary(grouping: units, by: { homes.home(of: $0.url.description).index }) {
-            let found = homes.sync(on: homes.all[home]) { h in
-                let now = h.loop.wallClock()
-                return mine.compactMap { u -> (String, Int)? in
-                    guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
-                    let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-                    return r.confirmed.contains(wanted) ? (u.id, wanted.count) : nil
-                }
+        let found = homes.sync(units, by: \.url.description) { h, mine in
+            let now = h.loop.wallClock()
+            return mine.compactMap { u -> (String, Int)? in
+                guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+                let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+                return r.confirmed.contains(wanted) ? (u.id, wanted.count) : nil
             }
-            for (id, n) in found { out[id] = n }
         }
-        return out
+        return Dictionary(found) { first, _ in first }
     }
 
     /// A live playlist heard from more than half its target duration ago: players would not be

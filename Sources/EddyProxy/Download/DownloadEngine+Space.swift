@@ -63,16 +63,15 @@ extension DownloadEngine {
             for u in other.plan?.units ?? [] { kept.insert(u.url.description) }
         }
         let units = (job.plan?.units ?? []).filter { !kept.contains($0.url.description) }
-        for (home, mine) in Dictionary(grouping: units, by: { homes.home(of: $0.url.description).index }) {
-            // Waited for: the pinned bytes the space check reads next must not count these.
-            homes.sync(on: homes.all[home]) { h in
-                let now = h.loop.wallClock()
-                for u in mine {
-                    guard let r = h.store.lookup(u.url.description, now: now) else { continue }
-                    h.store.setPinned(r, false)
-                    if delete && !h.coordinators.of(r).isInUse { h.store.remove(r) }
-                }
+        // Waited for: the pinned bytes the space check reads next must not count these.
+        _ = homes.sync(units, by: \.url.description) { h, mine -> [Void] in
+            let now = h.loop.wallClock()
+            for u in mine {
+                guard let r = h.store.lookup(u.url.description, now: now) else { continue }
+                h.store.setPinned(r, false)
+                if delete && !h.coordinators.of(r).isInUse { h.store.remove(r) }
             }
+            return []
         }
     }
 

@@ -26,6 +26,8 @@ public final class Metrics {
     /// CONNECT tunnels opened, refused (policy), failed (upstream connect), open now; bytes relayed.
     public var tunnelsOpened = 0, tunnelsRefused = 0, tunnelsFailed = 0, tunnelsActive = 0
     public var tunnelBytesUp = 0, tunnelBytesDown = 0
+    /// Downloads found with fetches in flight and no progress for `stall_timeout` (restarted).
+    public var downloadStalls = 0
 
     /// Per-minute requests, hits and bytes over the last 24 hours (the admin API's windows).
     public var rolling = RollingStats()
@@ -46,7 +48,7 @@ public final class Metrics {
         upstreamFailures += o.upstreamFailures; resumes += o.resumes; evictions += o.evictions
         prefetches += o.prefetches; bytesFromCache += o.bytesFromCache; bytesFromOrigin += o.bytesFromOrigin
         memoryHits += o.memoryHits; snapshotHits += o.snapshotHits; invalidations += o.invalidations
-        variantsRetired += o.variantsRetired
+        variantsRetired += o.variantsRetired; downloadStalls += o.downloadStalls
         tunnelsOpened += o.tunnelsOpened; tunnelsRefused += o.tunnelsRefused; tunnelsFailed += o.tunnelsFailed
         tunnelsActive += o.tunnelsActive; tunnelBytesUp += o.tunnelBytesUp; tunnelBytesDown += o.tunnelBytesDown
         fillDuration.add(o.fillDuration)
@@ -82,6 +84,7 @@ public final class Metrics {
             ("eddy_snapshot_hits_total", "Plain small hits answered from the published snapshot, without an exchange", snapshotHits),
             ("eddy_invalidations_total", "Stored responses invalidated by unsafe requests (RFC 9111 section 4.4)", invalidations),
             ("eddy_variants_retired_total", "Stored variants removed to keep a URL within max_variants (RFC 9111 section 4.1)", variantsRetired),
+            ("eddy_download_stalls_total", "Downloads that made no progress for stall_timeout with fetches in flight (restarted)", downloadStalls),
             ("eddy_connect_tunnels_total", "CONNECT tunnels opened", tunnelsOpened),
             ("eddy_connect_refused_total", "CONNECT requests refused by policy (allow_connect, connect_ports, --allow-host)", tunnelsRefused),
             ("eddy_connect_failures_total", "CONNECT requests whose target could not be reached", tunnelsFailed),

@@ -95,7 +95,8 @@ public final class Proxy {
                 database = nil
             }
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
-                                                   retries: config.downloadRetries)
+                                                   retries: config.downloadRetries,
+                                                   stallTimeout: Double(config.upstreamTimeouts.stall))
             let engine = DownloadEngine(homes: homes, routing: routing, settings: settings, database: database,
                                         selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort),
                                         catalog: catalog, logger: logger)

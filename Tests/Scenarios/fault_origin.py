@@ -25,10 +25,11 @@ on request through query parameters (so each behaviour is also its own cache key
 GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
 GET /_last?path=P returns the method, headers and body sha256 of the last request for path P.
 GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
-once) until /_set?path=P&fail= clears it; &retry_after=V adds Retry-After: V to those answers.
+once; fail=trickle: the head, then 2 body bytes a second) until /_set?path=P&fail= clears it; &retry_after=V adds Retry-After: V to those answers.
 GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
 GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
-connection after part of the body (0 turns it off); the random draws are seeded by each /_set. For downloads, whose segment URLs come from
+connection after part of the body (0 turns it off); the random draws are seeded by each /_set
+(&seed=N, default 12345). For downloads, whose segment URLs come from
 playlists and carry no parameters.
 POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"method", "length",
 "sha256"} of the request body they read (Content-Length or chunked).
@@ -115,7 +116,7 @@ class Handler(BaseHTTPRequestHandler):
                     GLOBAL["flaky"] = float(q["flaky"])
                     # Seeded on each /_set: the k-th request after it always meets the same fate,
                     # so a test's faults do not depend on luck (only on the order of requests).
-                    GLOBAL["rng"] = random.Random(12345)
+                    GLOBAL["rng"] = random.Random(int(q.get("seed", "12345")))
             return self.send_json({"ok": True})
         if u.path == "/_set":
             with LOCK:
@@ -138,6 +139,8 @@ class Handler(BaseHTTPRequestHandler):
             rng = GLOBAL["rng"]
             flaky = GLOBAL["flaky"] > 0 and rng.random() < GLOBAL["flaky"]
             draw, cut = rng.random(), rng.randint(0, 200000)
+        if fail == "trickle":  # the head, then 2 body bytes a second (trickle=2): never a curl low-speed abort
+            fail, q["trickle"] = None, "2"
         if flaky and draw < 0.5:
             fail = "503"
         elif flaky and "drop_after" not in q:

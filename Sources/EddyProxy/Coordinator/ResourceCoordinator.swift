@@ -96,7 +96,10 @@ final class ResourceCoordinator {
                 guard let self, let t, t.isOpen else { return }
                 t.retryTimer = nil
                 self.machine.retryTimerFired(t.id)
-                self.poke(t)
+                // A fetch-only ticket (a download's) has no response to look again on `.available`:
+                // it must ask again itself, or it waits until an unrelated fill wakes the resource,
+                // which may be never (issue 28: jobs stuck after a cut body on a resumed range).
+                if self.machine.isFetchOnly(t.id) { self.advanceFetchOnly() } else { self.poke(t) }
             }
             t.retryTimer = timer
             timer.schedule(after: delay)

@@ -163,6 +163,8 @@ final class DownloadAPI {
     /// A job as the API shows it.
     func info(_ job: DownloadJob) -> DownloadInfo {
         let (total, per) = job.progress()
+        // What is shown is kept first (a WAL commit outlives kill -9): it never shows less later.
+        if job.floorsRaised != job.savedFloors, engine.job(job.id) === job { engine.save(job) }
         let rate = job.rate(bytesDone: total.bytesDone, now: EventLoop.monotonic())
         let complete = job.completeRenditions()
         let renditions = (job.plan?.renditions ?? []).enumerated().map { i, r in

@@ -236,6 +236,7 @@ extension DownloadEngine {
 
     private func unitEnded(_ job: DownloadJob, _ i: Int, _ outcome: HomeFetch.Outcome) {
         guard let f = job.inFlight.removeValue(forKey: i), let unit = job.plan?.units[i] else { return }
+        job.fetchesEnded += 1
         let ms = Int((EventLoop.monotonic() - f.startedAt) * 1000)
         switch outcome {
         case let .stored(r):

@@ -17,6 +17,9 @@ final class DownloadEngine {
         var concurrency = 8
         var maxParallel = 2
         var retries = 10
+        /// Seconds a running job may go without ending a fetch or confirming a byte before the
+        /// watchdog restarts its fetches (`stall_timeout`, as for one upstream transfer).
+        var stallTimeout = 30.0
     }
 
     /// Every resource's home: a download's fetches and cache reads run on its resources' homes.
@@ -61,6 +64,7 @@ final class DownloadEngine {
         let loop = homes.all[0].loop
         saveTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             for j in jobs where j.state.holdsSlot { save(j) }
+            watchForStalls()
             expireDue()
         }
         saveTimer.schedule(after: 2)
@@ -94,15 +98,28 @@ final class DownloadEngine {
         var mediaSecondsDone: Double
         /// Its live recordings' headers, by media playlist URL (their segments are in their own table).
         var recordings: [String: LiveRecording.Header]?
+        /// Each rendition's done counts, by media playlist URL (absent in records of older versions).
+        var renditions: [String: Floor]?
+    }
+
+    /// Done counts, as kept across restarts.
+    private struct Floor: Codable {
+        var bytesDone: Int
+        var segmentsDone: Int
+        var mediaSecondsDone: Double
     }
 
     func save(_ job: DownloadJob) {
         guard let database else { return }
         _ = job.progress() // moves the floor up to what is stored now
+        job.savedFloors = job.floorsRaised
         let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, reason: job.machine.reason, createdAt: job.createdAt,
                        completedAt: job.completedAt, bytesDone: job.floor.bytesDone, segmentsDone: job.floor.segmentsDone,
                        mediaSecondsDone: job.floor.mediaSecondsDone,
-                       recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }))
+                       recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }),
+                       renditions: job.renditionFloors.mapValues {
+                           Floor(bytesDone: $0.bytesDone, segmentsDone: $0.segmentsDone, mediaSecondsDone: $0.mediaSecondsDone)
+                       })
         guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
         do { try database.save(id: job.id, created: job.createdAt, record: text) } catch {
             logger.error("cannot save a download job", metadata: ["id": "\(job.id)", "error": "\(error)"])
@@ -130,6 +147,9 @@ final class DownloadEngine {
             job.floor.bytesDone = r.bytesDone
             job.floor.segmentsDone = r.segmentsDone
             job.floor.mediaSecondsDone = r.mediaSecondsDone
+            for (url, f) in r.renditions ?? [:] {
+                job.renditionFloors[url] = DownloadProgress(segmentsDone: f.segmentsDone, bytesDone: f.bytesDone, mediaSecondsDone: f.mediaSecondsDone)
+            }
             if let headers = r.recordings { restoreRecordings(job, headers) }
             jobs.append(job)
         }

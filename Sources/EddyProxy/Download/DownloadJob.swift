@@ -57,6 +57,18 @@ final class DownloadJob {
     var isRecording: Bool { recordings.values.contains { !$0.hasEnded } }
     /// Highest progress shown so far (persisted): what is shown never goes below it.
     var floor = DownloadProgress()
+    /// The same for each rendition, by media playlist URL (indices change when a plan is built
+    /// again; URLs do not).
+    var renditionFloors: [String: DownloadProgress] = [:]
+    /// Bumped whenever a floor rises; `savedFloors` is its value at the last save. Progress is
+    /// saved before it is shown once it rose, so a kill -9 never shows less than was shown.
+    private(set) var floorsRaised = 0
+    var savedFloors = 0
+    /// When the job last moved (a unit ended, a byte was confirmed), and the bytes it then had:
+    /// the engine's stall watchdog compares them (monotonic seconds).
+    var lastMove = (at: 0.0, bytes: -1, units: -1)
+    /// Fetches of units that ended (stored or failed), for the watchdog.
+    var fetchesEnded = 0
     /// The job's access and error log, newest last, bounded.
     private(set) var log: [[String: String]] = []
     static let maxLog = 2000
@@ -204,11 +216,24 @@ final class DownloadJob {
         // The job's loaded ranges: those of its first rendition (what a player would play).
         total.loadedTimeRanges = per.first?.loadedTimeRanges ?? []
         // After keepAtLeast every done count is at or above the floor: it becomes the new floor.
-        total.keepAtLeast(floor)
-        floor.bytesDone = total.bytesDone
-        floor.segmentsDone = total.segmentsDone
-        floor.mediaSecondsDone = total.mediaSecondsDone
+        raise(&total, &floor)
+        for r in plan.renditions.indices {
+            var f = renditionFloors[plan.renditions[r].url.description] ?? DownloadProgress()
+            raise(&per[r], &f)
+            renditionFloors[plan.renditions[r].url.description] = f
+        }
         return (total, per)
+    }
+
+    /// Keeps `p`'s done counts at least at `f`'s, then makes them the floor.
+    private func raise(_ p: inout DownloadProgress, _ f: inout DownloadProgress) {
+        p.keepAtLeast(f)
+        if p.bytesDone > f.bytesDone || p.segmentsDone > f.segmentsDone || p.mediaSecondsDone > f.mediaSecondsDone {
+            floorsRaised &+= 1
+        }
+        f.bytesDone = p.bytesDone
+        f.segmentsDone = p.segmentsDone
+        f.mediaSecondsDone = p.mediaSecondsDone
     }
 
     /// Bytes per second over the last ten seconds.

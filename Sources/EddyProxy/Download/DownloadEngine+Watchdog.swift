@@ -1,0 +1,42 @@
+import EddyLoop
+
+/// The last line of defence against a job that waits for nothing: every fetch a job starts is
+/// meant to end back at the job (stored or failed), but a job whose fetches are in flight and
+/// which has neither ended a fetch nor confirmed a byte for `stall_timeout` is stuck somewhere
+/// below it. The watchdog logs it, counts it (`eddy_download_stalls_total`) and starts those
+/// fetches again: what they confirmed is kept, so a restart costs at most a block each.
+extension DownloadEngine {
+    /// Looks at each running job once (from the save timer, every 2 s).
+    func watchForStalls() {
+        let now = EventLoop.monotonic()
+        for job in jobs where job.state == .running {
+            guard !job.inFlight.isEmpty else {
+                job.lastMove = (now, -1, -1) // nothing in flight: waiting for a backoff, or planning
+                continue
+            }
+            let bytes = job.inFlight.values.reduce(0) { $0 + $1.confirmedBytes }
+            guard bytes == job.lastMove.bytes && job.fetchesEnded == job.lastMove.units else {
+                job.lastMove = (now, bytes, job.fetchesEnded)
+                continue
+            }
+            guard now - job.lastMove.at >= settings.stallTimeout else { continue }
+            restartStalled(job, idle: now - job.lastMove.at)
+            job.lastMove = (now, -1, -1)
+        }
+    }
+
+    private func restartStalled(_ job: DownloadJob, idle: Double) {
+        let names = job.inFlight.keys.sorted().compactMap { job.plan?.units[$0].name }
+        logger.warning("download stalled: restarting its fetches",
+                       metadata: ["id": "\(job.id)", "seconds": "\(Int(idle))", "units": "\(names.joined(separator: " "))"])
+        homes.all[0].metrics.downloadStalls += 1
+        job.record(["event": "stall", "seconds": "\(Int(idle))", "units": names.joined(separator: " ")])
+        for (i, f) in job.inFlight {
+            f.cancel()
+            job.cursor = min(job.cursor, i)
+        }
+        job.inFlight.removeAll()
+        pump(job)
+        changed(job)
+    }
+}

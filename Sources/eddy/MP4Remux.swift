@@ -19,10 +19,11 @@ struct MP4Remux {
     let output: String
 
     var arguments: [String] {
-        let renditions = MultivariantPlaylist(master).renditions
+        let playlist = MultivariantPlaylist(master)
+        let renditions = playlist.renditions
         let base = (masterPath as NSString).deletingLastPathComponent
         var inputs = ["-allowed_extensions", "ALL", "-i", folder + "/" + masterPath]
-        var maps = ["-map", "0:v?", "-map", "0:a?"]
+        var maps = MP4Remux.videoMaps(playlist.variants) + ["-map", "0:a?"]
         var labels: [String] = []
         var seenAudio = Set<String>()
         for r in renditions where r.type == .audio {
@@ -43,6 +44,16 @@ struct MP4Remux {
             subtitle += 1
         }
         return ["-hide_banner", "-loglevel", "error", "-y"] + inputs + maps + ["-c", "copy", "-c:s", "mov_text"] + labels + [output]
+    }
+
+    /// One video track per distinct video playlist. ffmpeg's HLS demuxer makes a program of each
+    /// variant (its id is the variant's place in the playlist) and a stream of each variant's
+    /// playlist, also when two variants name the same one (an auxiliary configuration that reuses
+    /// the primary's video with other audio): `0:v` would copy that video twice.
+    static func videoMaps(_ variants: [Variant]) -> [String] {
+        guard !variants.isEmpty else { return ["-map", "0:v?"] } // a media playlist: its one video
+        var seen = Set<String>()
+        return variants.enumerated().flatMap { i, v in seen.insert(v.uri).inserted ? ["-map", "0:p:\(i):v?"] : [] }
     }
 
     /// The ISO 639-2 code of a BCP 47 tag's language ("en-GB" is "eng"); nil when it has none.

@@ -39,34 +39,15 @@ extension DownloadEngine {
             let text = layout.rewrite(cut, at: job.url, exported: { playlistURLs.contains($0) })
             files.append(ExportFile(path: layout.path(for: job.url), text: text))
         }
-        // Data: what the playlists name, with the byte ranges they use (nil once one uses all).
-        var order: [UpstreamURL] = []
-        var ranges: [UpstreamURL: [Range<Int>]?] = [:]
-        var keys = Set<UpstreamURL>()
-        func use(_ uri: String?, _ range: Range<Int>?, against base: UpstreamURL, key: Bool = false) {
-            guard let uri, let u = URIReference.resolve(uri, against: base) else { return }
-            if key { keys.insert(u) }
-            guard let known = ranges[u] else {
-                order.append(u)
-                ranges[u] = range.map { [$0] }
-                return
-            }
-            if var list = known, let range { list.append(range); ranges[u] = list } else { ranges[u] = .some(nil) }
-        }
-        for (u, p) in media {
-            for s in MediaPlaylist(p).segments where !s.isGap {
-                use(s.uri, s.byteRange, against: u)
-                use(s.mapURI, s.mapByteRange, against: u)
-                if s.keyMethod != nil { use(s.keyURI, nil, against: u, key: true) }
-            }
-        }
+        // Data: what the playlists name, each file once, with the byte ranges they use.
+        let wanted = ExportData(media: media.map { ($0.0, MediaPlaylist($0.1)) }).files
+        let lengths = heldLengths(wanted)
         var data: [ExportFile] = []
-        let lengths = heldLengths(order, ranges: ranges)
-        for u in order {
-            guard let len = lengths[u] else { continue }
-            let wanted = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } }
-            data.append(ExportFile(path: layout.path(for: u), url: u.description, length: len,
-                                   ranges: wanted.map { $0.map { [$0.lowerBound, $0.upperBound] } }, key: keys.contains(u) ? true : nil))
+        for f in wanted {
+            guard let len = lengths[f.url] else { continue }
+            let ranges = f.ranges.map { $0.map { $0.clamped(to: 0..<len) } }
+            data.append(ExportFile(path: layout.path(for: f.url), url: f.url.description, length: len,
+                                   ranges: ranges.map { $0.map { [$0.lowerBound, $0.upperBound] } }, key: f.isKey ? true : nil))
         }
         let exported = Set(data.compactMap(\.url))
         for (u, p) in media {
@@ -82,15 +63,15 @@ extension DownloadEngine {
         }
     }
 
-    /// The length of each of `urls` whose wanted ranges (all of it for nil) are stored whole,
+    /// The length of each wanted file whose wanted ranges (all of it for nil) are stored whole,
     /// asked of each home once.
-    private func heldLengths(_ urls: [UpstreamURL], ranges: [UpstreamURL: [Range<Int>]?]) -> [UpstreamURL: Int] {
-        let found = homes.sync(urls, by: \.description) { h, mine in
+    private func heldLengths(_ wanted: [ExportData.File]) -> [UpstreamURL: Int] {
+        let found = homes.sync(wanted, by: \.url.description) { h, mine in
             let now = h.loop.wallClock()
-            return mine.compactMap { u -> (UpstreamURL, Int)? in
-                guard let r = h.store.lookup(u.description, now: now), let len = r.meta.length else { return nil }
-                let have = (ranges[u] ?? nil).map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
-                return have.allSatisfy({ r.confirmed.contains($0) }) ? (u, len) : nil
+            return mine.compactMap { f -> (UpstreamURL, Int)? in
+                guard let r = h.store.lookup(f.url.description, now: now), let len = r.meta.length else { return nil }
+                let have = f.ranges.map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
+                return have.allSatisfy({ r.confirmed.contains($0) }) ? (f.url, len) : nil
             }
         }
         return Dictionary(found) { first, _ in first }

@@ -1236,6 +1236,75 @@ follow();
         }
       }
     },
+    "/api/downloads/{id}/verify": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "post": {
+        "operationId": "verifyDownload",
+        "summary": "Check every stored block of a download against its checksum; what is missing or damaged is dropped and fetched again.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "What the check found.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VerifyReport"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The download has no plan yet.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/api/downloads/{id}/resume": {
       "parameters": [
         {
@@ -2960,6 +3029,54 @@ follow();
           }
         },
         "additionalProperties": false
+      },
+      "VerifyReport": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "files",
+          "files_held",
+          "bytes_checked",
+          "damaged",
+          "bytes_dropped",
+          "state"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "files": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Files of the download's plan: segments, keys, initialization sections, playlists."
+          },
+          "files_held": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Of those, the ones held whole after the check."
+          },
+          "bytes_checked": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Bytes checked against a block checksum."
+          },
+          "damaged": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "Files found damaged or missing; they are fetched again."
+          },
+          "bytes_dropped": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "state": {
+            "type": "string",
+            "description": "The download's state after the check."
+          }
+        }
       }
     },
     "responses": {

@@ -4,7 +4,7 @@ import EddyLoop
 import Foundation
 
 /// The downloads' JSON API on the admin listener (paths fixed by issue 12; scripts rely on them):
-/// `POST/GET /api/downloads`, `GET /api/downloads/{id}`, `POST .../pause`, `POST .../resume`,
+/// `POST/GET /api/downloads`, `GET /api/downloads/{id}`, `POST .../pause`, `POST .../resume`, `POST .../verify`,
 /// `DELETE /api/downloads/{id}`, `PATCH /api/downloads/{id}` (add renditions), `GET .../events`
 /// (server-sent events), `GET .../log`, `GET .../export` (what `eddy download export` writes),
 /// `GET /api/variants?url=`. Errors are a status and `{"error": "one line"}`.
@@ -57,6 +57,10 @@ final class DownloadAPI {
             case ("POST", ["resume"]):
                 engine.resume(job)
                 send(request, 200, info(job))
+            case ("POST", ["verify"]):
+                if let report = engine.verify(job) { send(request, 200, report) } else {
+                    error(request, 409, "download \(job.id) has no plan yet")
+                }
             case ("GET", ["log"]): send(request, 200, ["id": LogValue.text(job.id), "events": .events(job.log)])
             case ("GET", ["events"]): DownloadEvents(api: self, job: job, request: request).start()
             default: error(request, 404, "no API endpoint \(request.method) \(path)")
@@ -74,7 +78,7 @@ final class DownloadAPI {
         case 2 where parts[0] == "downloads": return ["GET", "DELETE", "PATCH"]
         case 3 where parts[0] == "downloads":
             switch parts[2] {
-            case "pause", "resume": return ["POST"]
+            case "pause", "resume", "verify": return ["POST"]
             case "export", "file", "log", "events": return ["GET"]
             default: return nil
             }

@@ -37,14 +37,19 @@ extension DownloadEngine {
 
 
     /// The bytes of each unit the cache holds whole already, by unit id (absent: not held),
-    /// asked of each home once for all its units.
-    func storedBytes(_ units: [DownloadPlan.Unit]) -> [String: Int] {
+    /// asked of each home once for all its units. With `pin`, what is held is pinned there and
+    /// then: a segment a player cached before the download is the download's as much as one it
+    /// fetches, and must not be evicted by the traffic that follows (issue 28). Partly held units
+    /// are not done: their fetch completes them, and pins them when it ends.
+    func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool) -> [String: Int] {
         let found = homes.sync(units, by: \.url.description) { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { u -> (String, Int)? in
                 guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
                 let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-                return r.confirmed.contains(wanted) ? (u.id, wanted.count) : nil
+                guard r.confirmed.contains(wanted) else { return nil }
+                if pin && !r.pinned { h.store.setPinned(r, true) }
+                return (u.id, wanted.count)
             }
         }
         return Dictionary(found) { first, _ in first }
@@ -201,7 +206,7 @@ extension DownloadEngine {
         var media = inputs.media
         for (u, r) in job.recordings { media[u] = MediaPlaylist(HLSPlaylist(r.text)) }
         let plan = DownloadPlan.build(url: job.url, playlist: inputs.playlist, selection: inputs.selection, media: media)
-        let stored = storedBytes(plan.units)
+        let stored = storedBytes(plan.units, pin: job.state.holdsPins)
         job.grow(plan) { stored[$0.id] }
     }
 

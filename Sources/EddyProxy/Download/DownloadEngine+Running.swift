@@ -146,7 +146,7 @@ extension DownloadEngine {
             let media = mediaForPlan(job, loaded: loaded)
             job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
-            let stored = storedBytes(plan.units)
+            let stored = storedBytes(plan.units, pin: job.state.holdsPins)
             job.adopt(plan) { stored[$0.id] }
             logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                        "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])

@@ -24,6 +24,15 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when the origin gave no sign of being there: connecting or resolving failed, or it
+    /// did not answer in time (a black-holed route).
+    public var saysOriginAbsent: Bool {
+        switch self {
+        case .connect, .timeout: return true
+        default: return false
+        }
+    }
+
     /// True when the client should see 504 rather than 502.
     public var isTimeout: Bool { if case .timeout = self { return true } else { return false } }
 }

@@ -87,6 +87,10 @@ public enum ConfigFile {
             case "connect_timeout": c.upstreamTimeouts.connect = try int(value, key)
             case "stall_timeout": c.upstreamTimeouts.stall = try int(value, key)
             case "max_upstream_per_host": c.maxUpstreamPerHost = try int(value, key)
+            case "offline_wait":
+                let n = (value as? Double) ?? (value as? Int).map(Double.init) ?? (value as? String).flatMap(Double.init)
+                guard let n, n > 0, n <= 60 else { throw ConfigError(description: "offline_wait: expected seconds above 0, at most 60 (such as 1.5)") }
+                c.offlineWait = n
             case "workers":
                 if let word = value as? String, word == "auto" { c.workers = 0; break }
                 guard let n = value as? Int, (0...256).contains(n) else {

@@ -22,6 +22,8 @@ final class Home {
         let snapshots: HitSnapshots?
         /// What downloads hold for offline playback (published by the download engine).
         let catalog: OfflineCatalog
+        /// Which origins can be reached (see `OriginHealthStateMachine`), for every loop.
+        let health: OriginHealth
         /// Every loop's per-minute windows and first-byte histograms.
         let stats: RequestStats
         /// What CONNECT may reach.
@@ -83,6 +85,7 @@ final class Home {
         upstream = UpstreamClient(curl: curl, timeouts: config.upstreamTimeouts, metrics: metrics, via: "1.1 \(config.name)")
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: config.upstreamTimeouts.stall)
+        coordinators.health = shared.health
         coordinators.targetedFields = config.freshness.targetedFields
         coordinators.maxVariants = config.maxVariants
         playlists = Playlists(cache: store, coordinators: coordinators, routing: shared.routing, metrics: metrics, logger: logger,
@@ -108,6 +111,8 @@ final class Home {
         let catalog = shared.catalog
         services.offlineRenditions = { catalog.completeRenditions(of: $0) }
         services.recordedPlaylist = { catalog.recordedPlaylist(of: $0) }
+        services.health = shared.health
+        services.offlineWait = config.offlineWait
         let passThrough = PassThroughServices(
             loop: loop, upstream: upstream, metrics: metrics, logger: logger, routing: shared.routing,
             learn: { [unowned playlists] in playlists.learn($0, url: $1) },

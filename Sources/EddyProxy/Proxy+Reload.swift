@@ -58,6 +58,7 @@ extension Proxy {
         keep("download_concurrency, max_parallel_downloads and download_retries", \.maxParallelDownloads)
         keep("download_concurrency, max_parallel_downloads and download_retries", \.downloadRetries)
         keep("workers", \.workers)
+        keep("offline_wait", \.offlineWait)
         for name in restartOnly {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }

@@ -80,7 +80,8 @@ public final class Proxy {
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()
         let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, directory: HLSDirectory(),
-                                 snapshots: hitSnapshots, catalog: catalog, stats: requestStats, connectPolicy: connectPolicy,
+                                 snapshots: hitSnapshots, catalog: catalog, health: OriginHealth(logger: logger),
+                                 stats: requestStats, connectPolicy: connectPolicy,
                                  loops: loops)
         homes.install(Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
                            log: { [unowned self] in log($0, $1) }))

@@ -58,6 +58,9 @@ public struct ProxyConfig: Sendable {
     public var downloadConcurrency = 8
     public var maxParallelDownloads = 2
     public var downloadRetries = 10
+    /// Seconds a request for a download's stored copy waits on an origin that does not answer
+    /// before it is answered from disk (`offline_wait`); the origin is then marked unreachable.
+    public var offlineWait = 1.5
     /// Event loops serving clients, one thread each (`workers`; 0: one per core). See `Proxy+Workers`.
     public var workers = 0
     /// Log level for diagnostics.

@@ -64,6 +64,9 @@ extension Eddy {
         @Option(name: .long, help: "Seconds an upstream transfer may go without receiving a byte before it is cut. (default: 30)")
         var stallTimeout: Int?
 
+        @Option(name: .long, help: "Seconds a request for a download's stored copy waits on a silent origin before it is answered from disk. (default: 1.5)")
+        var offlineWait: Double?
+
         @Option(name: .long, help: "Connections per origin host. (default: 16)")
         var maxUpstreamPerHost: Int?
 
@@ -94,6 +97,7 @@ extension Eddy {
                               ("--max-upstream-per-host", maxUpstreamPerHost)] {
                 if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
             }
+            if let offlineWait, !(offlineWait > 0 && offlineWait <= 60) { throw ValidationError("--offline-wait is seconds above 0, at most 60") }
             if let workers, workers != "auto", Int(workers).map({ (1...256).contains($0) }) != true {
                 throw ValidationError("--workers is auto or a number from 1 to 256")
             }
@@ -126,6 +130,7 @@ extension Eddy {
             if let headerTimeout { c.limits.headerTimeout = headerTimeout }
             if let connectTimeout { c.upstreamTimeouts.connect = connectTimeout }
             if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }
+            if let offlineWait { c.offlineWait = offlineWait }
             if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
             if cacheKeys { c.cacheKeys = true }
             if let workers { c.workers = workers == "auto" ? 0 : Int(workers)! }

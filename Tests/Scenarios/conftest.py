@@ -154,11 +154,12 @@ http {{
 
 
 class FaultOrigin:
-    def __init__(self, base, args=()):
+    def __init__(self, base, args=(), port=None):
+        """`port`: the port of an origin stopped before (the same origin back again)."""
         self.www = os.path.join(base, "fault")
         os.makedirs(self.www, exist_ok=True)
-        self.port = free_port()
-        self.err = open(os.path.join(base, "fault.log"), "w")
+        self.port = port or free_port()
+        self.err = open(os.path.join(base, "fault.log"), "a")
         self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fault_origin.py"), "--port", str(self.port),
                                       "--root", self.www, *args], stderr=self.err)
         wait_port(self.port, self.proc)

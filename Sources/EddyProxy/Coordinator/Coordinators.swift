@@ -37,6 +37,8 @@ final class Coordinators {
     static let behind = 512 << 10
     /// Consecutive failed fills at one offset before a ticket gives up.
     static let maxAttempts = 4
+    /// Which origins can be reached: fills report what they meet (see `OriginHealth`).
+    var health: OriginHealth?
     /// Seconds a fill nobody waits for keeps running (see `stopUnwantedFills`).
     static let unwantedGrace = 2.0
 

@@ -41,6 +41,8 @@ final class CacheExchange {
     var countedCoalesce = false
     /// Set when a stale copy is served under stale-while-revalidate (see `revalidateInBackground`).
     var revalidateWhenDone = false
+    /// Armed while this response waits on the origin for a download's copy (`offline_wait`).
+    var offlineTimer: LoopTimer?
     /// The end of the piece being sent, for an uncached tail (see `streamDirect`).
     var pieceEnd = Int.max
     /// A pass-through response this one turned into (the origin's answer was not for storing).
@@ -91,11 +93,20 @@ final class CacheExchange {
             _ = services.playlists.kind(of: r, url: url) // known before the freshness check below needs it
         }
         let c = stored.map { coordinators.of($0) }
-        let fresh = stored.map { services.isFresh($0, now: now) } ?? false
+        let role = stored.map { offlineRole($0) } ?? .none
+        let fresh = stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false
+        // With the origin known unreachable, a download's copy is answered from disk at once;
+        // an immutable one would be anyway, and says so (`detail=offline`).
+        if let r = stored, role != .none, !fresh || role == .immutable, services.health?.isUnreachable(url) == true {
+            machine.lookedUp(.revalidate)
+            return answerOffline(r)
+        }
+        // A download's master is not served stale while revalidating: online it is the whole one.
+        let swr = !fresh && role != .revalidated && stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.discovering[key] != nil,
-                                                   staleWhileRevalidate: !fresh && stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false)
+                                                   staleWhileRevalidate: swr)
         machine.lookedUp(lookup)
         switch lookup {
         case .hit:
@@ -106,12 +117,15 @@ final class CacheExchange {
             revalidateWhenDone = true
             resourceReady()
         case .joinRevalidation:
+            if role != .none { armOfflineWait(on: c?.revalidation) }
             coalesce(on: c?.revalidation)
         case .joinDiscovery:
             coalesce(on: coordinators.discovering[key])
         case .revalidate:
             guard let r = stored else { return }
-            start(coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r)))
+            let fill = coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r))
+            if role != .none { armOfflineWait(on: fill) }
+            start(fill)
         case .discover:
             let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
             coordinators.discovering[key] = fill
@@ -286,6 +300,8 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
     var isWaiting: Bool { !done }
 
     func headArrived(_ outcome: HeadOutcome) {
+        offlineTimer?.cancel()
+        offlineTimer = nil
         if upstreamHeadAt == nil { upstreamHeadAt = EventLoop.monotonic() }
         switch outcome {
         case .ready:

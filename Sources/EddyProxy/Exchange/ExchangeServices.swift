@@ -36,6 +36,11 @@ final class ExchangeServices {
     /// The recording a download made of the live media playlist at a URL (EVENT while it
     /// grows, VOD once ended); nil when none did: what that playlist is served as offline.
     var recordedPlaylist: ((UpstreamURL) -> String?)?
+    /// Which origins can be reached (see `OriginHealth`).
+    var health: OriginHealth?
+    /// Seconds a request for a download's copy waits on a silent origin before it is answered
+    /// from disk (`offline_wait`).
+    var offlineWait = 1.5
     /// Records a finished response (metrics and the access log).
     let finished: (_ request: any ClientRequest, _ outcome: ExchangeOutcome) -> Void
 

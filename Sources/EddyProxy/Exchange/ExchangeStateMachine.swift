@@ -111,9 +111,7 @@ struct ExchangeStateMachine {
                              storedStillCurrent: Bool) -> HeadFailure {
         if (staleServable || offline) && cacheStatus.forward == .stale {
             if offline {
-                cacheStatus.forward = nil
-                cacheStatus.detail = "offline"
-                isOffline = true
+                servedOffline()
             } else {
                 cacheStatus.detail = "stale: \(reason)"
             }
@@ -122,6 +120,14 @@ struct ExchangeStateMachine {
         if isStreaming { return .abort(reason) }
         if validated && storedStillCurrent { return .respondStored }
         return .fail(status: timeout ? 504 : 502, reason: "upstream: \(reason)")
+    }
+
+    /// A download's copy is served without the origin's word (it failed, stayed silent for
+    /// `offline_wait`, or is known unreachable): a hit, `detail=offline`.
+    mutating func servedOffline() {
+        cacheStatus.forward = nil
+        cacheStatus.detail = "offline"
+        isOffline = true
     }
 
     /// Before sending bytes of `current`: the response must stop if the representation changed

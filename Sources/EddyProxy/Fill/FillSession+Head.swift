@@ -16,8 +16,14 @@ extension FillSession {
             validation.stored = r.meta
             validation.pinned = r.pinned
         }
-        switch validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
-                                         requestedAt: requestedAt) {
+        let action = validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
+                                            requestedAt: requestedAt)
+        if let portal = validation.wrongKind {
+            coordinators.health?.failed(url, why: portal)
+        } else {
+            coordinators.health?.answered(url)
+        }
+        switch action {
         case let .passThrough(why):
             refusal = why
             machine.fail("not storable: \(why)")

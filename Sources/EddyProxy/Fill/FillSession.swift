@@ -76,6 +76,7 @@ final class FillSession {
         self.resource = resource
         self.asked = asked
         validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta)
+        validation.host = fetch.url.host
         validation.targeted = coordinators.targetedFields
         self.version = resource?.version ?? 0
         switch asked {
@@ -127,6 +128,13 @@ final class FillSession {
 
     /// Adds a response to those waiting for this fill's head.
     func addHeadWaiter(_ w: HeadWaiter) { headWaiters.append(w) }
+
+    /// Stops telling `w` of this fill's head, and stops handing it the transfer (it answered
+    /// without waiting, see `CacheExchange.armOfflineWait`).
+    func forget(_ w: HeadWaiter) {
+        headWaiters.removeAll { $0 === w }
+        if owner === w { owner = nil }
+    }
 
     /// The head waiters, removed.
     func takeHeadWaiters() -> [HeadWaiter] {
@@ -226,6 +234,8 @@ final class FillSession {
     func fail(_ reason: String, error: UpstreamError? = nil) {
         guard state.isActive else { return }
         recordDuration()
+        // No answer at all (refused, unresolvable, black-holed): the origin is not there.
+        if head == nil, let error, error.saysOriginAbsent { coordinators.health?.failed(url, why: error.description) }
         machine.fail(reason)
         transfer?.cancel()
         transfer = nil

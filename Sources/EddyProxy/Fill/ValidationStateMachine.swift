@@ -78,6 +78,12 @@ struct ValidationStateMachine {
     /// delete, so no answer of the origin's drops it or replaces it with an error. The stored copy
     /// is then served as it would be with the origin down (offline).
     var pinned = false
+    /// The host the request went to, for telling a redirect to another host.
+    var host: String?
+    /// Set when the origin answered a download's resource with something of the wrong kind: HTML
+    /// where something else was stored, or a redirect to another host (a captive portal's login
+    /// page). Such an answer never replaces the stored copy, and says the origin is not reachable.
+    private(set) var wrongKind: String?
     private(set) var decided = false
 
     init(kind: FillKind, asked: RangeResponseCheck.Asked?, stored: ResourceMeta?) {
@@ -104,6 +110,10 @@ struct ValidationStateMachine {
             } ?? failure
         }
         guard let stored else { return .fail(reason: "no stored resource") }
+        if pinned, let why = ValidationStateMachine.wrongKind(status: status, headers: headers, stored: stored, host: host) {
+            wrongKind = why
+            return .fail(reason: why)
+        }
         if status == 304 && kind == .revalidation {
             var m = stored
             var replay = m.headers
@@ -133,6 +143,20 @@ struct ValidationStateMachine {
             return .sameVersion(refreshed: m, body: b)
         }
         return .sameVersion(refreshed: nil, body: b)
+    }
+
+    /// Why an answer for a download's stored copy can not be the origin's (see `wrongKind`).
+    static func wrongKind(status: Int, headers: HTTPHeaders, stored: ResourceMeta, host: String?) -> String? {
+        if (300...399).contains(status), status != 304, let location = headers["Location"] {
+            // A relative Location stays on the host (RFC 9110 section 10.2.2).
+            guard let to = UpstreamURL.parse(Substring(location)), let host, to.host != host else { return nil }
+            return "origin redirected to another host (\(to.host)): a captive portal?"
+        }
+        let html = { (type: String?) in type.map { $0.lowercased().hasPrefix("text/html") || $0.lowercased().hasPrefix("application/xhtml") } ?? false }
+        if (status == 200 || status == 206) && html(headers["Content-Type"]) && !html(stored.contentType) {
+            return "origin answered HTML where \(stored.contentType ?? "other content") was stored: a captive portal?"
+        }
+        return nil
     }
 
     /// Why the last `body` call failed.

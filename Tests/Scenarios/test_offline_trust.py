@@ -1,0 +1,133 @@
+"""Offline you can trust (issue 28, items 1 and 6): a completed download plays with the origin
+refused, black-holed (connects, never answers), or replaced by a captive portal (200 HTML, or a
+302 to its login page); with the cached master fresh or stale by its headers; from a cache that
+started empty or that a player had warmed before the download, followed by 3x the cache size of
+other traffic. At the usual URL every request is answered 2xx within 2 s (within 50 ms once the
+origin is marked unreachable), the master lists only what is held, every media file is the
+origin's byte for byte, and ffmpeg and mpv play it."""
+import os, statistics, subprocess, sys, time
+import pytest
+from conftest import HERE, Eddy, FaultOrigin, make_file, request, sha, stop_process, wait_port
+from test_downloads import ASSET, api, files_of, make_asset, wait_done
+
+SELECTION = {"variant_index": 0, "audio": ["fr"], "subtitles": ["en"]}
+DIRS = ["v0", "a1", "s0"]
+MODES = ["refused", "blackhole", "portal200", "portal302"]
+
+
+def uris(text):
+    return [l for l in text.splitlines() if l and not l.startswith("#")]
+
+
+def timed_get(e, path):
+    t = time.monotonic()
+    r = e.get(path, timeout=30)
+    return r, time.monotonic() - t
+
+
+class Hostile:
+    """What the network puts where the origin was."""
+    def __init__(self, port, mode):
+        self.proc = None
+        if mode != "refused":
+            self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(port), mode])
+            wait_port(port, self.proc)
+
+    def stop(self):
+        if self.proc:
+            stop_process(self.proc)
+
+
+@pytest.fixture
+def downloaded(origins, tmp_path, request):
+    """(eddy, asset dir, job, origin port) for (fresh, warm): the download completed, the origin
+    then stopped."""
+    fresh, warm = request.param
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path), args=[] if fresh else ["--cc", "max-age=1"])
+    d = make_asset(os.path.join(fo.www, ASSET))
+    e = Eddy(str(tmp_path), ng, fo, ["--max-size", "2900K"] if warm else [])
+    try:
+        if warm:  # a player watched the first seconds, with the default audio
+            for p in ["master.m3u8", "v0/index.m3u8", "v0/init_0.mp4", "v0/seg0.m4s", "v0/seg1.m4s", "a1/index.m3u8", "a1/seg0.m4s"]:
+                assert e.get("/f/%s/%s" % (ASSET, p)).status == 200, p
+        status, j = api(e, "POST", "/api/downloads", dict(SELECTION, url="/f/%s/master.m3u8" % ASSET))
+        assert status == 201, j
+        j = wait_done(e, j["id"])
+        # Online, the master is the origin's, whole: a player can climb above what was downloaded.
+        r = e.get("/f/%s/master.m3u8" % ASSET)
+        assert r.status == 200 and len(uris(r.body.decode())) == 5, r.body
+        if warm:  # then 3x the cache size of other traffic
+            for i in range(9):
+                make_file(os.path.join(ng.www, "trust-flood%d.bin" % i), 1 << 20, 200 + i)
+                assert e.get("/n/trust-flood%d.bin" % i).status == 200
+        if not fresh:
+            time.sleep(1.2)  # everything stored is stale by its headers now
+        port = fo.port
+    finally:
+        fo.stop()
+    try:
+        yield e, d, j, port
+    finally:
+        e.stop()
+
+
+CASES = [(fresh, warm) for fresh in (True, False) for warm in (False, True)]
+IDS = ["%s-%s" % ("fresh" if f else "stale", "warm" if w else "empty") for f, w in CASES]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("downloaded", CASES, ids=IDS, indirect=True)
+def test_a_download_plays_offline_on_any_broken_network(downloaded, mode):
+    e, d, j, port = downloaded
+    hostile = Hostile(port, mode)
+    try:
+        before = len(e.answered())
+        r, first = timed_get(e, "/f/%s/master.m3u8" % ASSET)
+        assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline", (r.status, r.headers)
+        assert first < 2.0, first
+        assert [u.split("/")[-2] for u in uris(r.body.decode())] == ["v0"], r.body
+        # Marked unreachable now: nobody waits on it.
+        times = [timed_get(e, "/f/%s/master.m3u8" % ASSET)[1] for _ in range(5)]
+        assert statistics.median(times) < 0.05 and max(times) < 0.5, times
+        for path, data in files_of(d, *DIRS).items():
+            r, took = timed_get(e, "/f" + path)
+            assert r.status == 200 and took < 2.0, (path, r.status, took)
+            if not path.endswith(".m3u8"):
+                assert sha(r.body) == sha(data), path
+        url = "http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET)
+        t = time.monotonic()
+        r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert time.monotonic() - t < 30
+        seen = e.answered()[before:]
+        assert any(p.endswith(".m4s") for p, _ in seen), seen
+        assert all(200 <= st < 300 for _, st in seen), [x for x in seen if not 200 <= x[1] < 300]
+        status, again = api(e, "GET", "/api/downloads/" + j["id"])
+        assert again["state"] == "completed" and again["playable_offline"] is True, again
+    finally:
+        hostile.stop()
+
+
+@pytest.mark.parametrize("downloaded", [(True, False)], ids=["fresh-empty"], indirect=True)
+def test_the_full_master_comes_back_with_the_origin(downloaded, tmp_path):
+    """Refused, then the origin is back on its port: a background probe (backoff 1 s doubling)
+    hears it, and players get the whole master again."""
+    e, d, j, port = downloaded
+    r = e.get("/f/%s/master.m3u8" % ASSET)
+    assert r.h("Cache-Status") == "eddy; hit; detail=offline" and len(uris(r.body.decode())) == 1
+    fo = FaultOrigin(str(tmp_path), port=port)
+    try:
+        deadline = time.time() + 40
+        while len(uris(r.body.decode())) != 5:
+            assert time.time() < deadline, r.headers
+            time.sleep(0.3)
+            r = e.get("/f/%s/master.m3u8" % ASSET)
+        assert r.status == 200 and "offline" not in r.h("Cache-Status"), r.headers
+        assert "origin reachable again" in open(e.errpath).read()
+    finally:
+        fo.stop()

@@ -218,6 +218,15 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(c.maxUpstreamPerHost, 4)
     }
 
+    func test_apply_offlineWait_takesFractionsOfASecond_andRefusesNonsense() throws {
+        XCTAssertEqual(ProxyConfig().offlineWait, 1.5)
+        XCTAssertEqual(try apply("offline_wait: 0.25").offlineWait, 0.25)
+        XCTAssertEqual(try apply("offline_wait: 3").offlineWait, 3)
+        for bad in ["offline_wait: 0", "offline_wait: -1", "offline_wait: soon", "offline_wait: 3600"] {
+            XCTAssertThrowsError(try apply(bad), bad)
+        }
+    }
+
     func test_apply_everyKeyTogether_allApplied() throws {
         let c = try apply("""
             listen: "0.0.0.0:80"

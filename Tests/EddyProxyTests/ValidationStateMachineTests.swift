@@ -150,4 +150,33 @@ final class ValidationStateMachineTests: XCTestCase {
         let c = changed.headArrived(status: 200, headers: headers([("ETag", "\"v2\""), ("Cache-Control", "max-age=60")]), contentLength: 1000, now: 1)
         guard case .newVersion = c else { return XCTFail("a new representation still replaces it: \(c)") }
     }
+
+    /// Captive portals (issue 28): HTML where media was stored, or a redirect to another host,
+    /// never replaces a download's copy and says the origin is not reachable; the same answers
+    /// to a resource that is not a download's, or a redirect on the same host, are not flagged.
+    func test_aCaptivePortalsAnswer_isTheWrongKindForADownloadsCopy() {
+        func revalidation(pinned: Bool) -> ValidationStateMachine {
+            var m = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
+            m.pinned = pinned
+            m.host = "cdn.example"
+            return m
+        }
+        var html = revalidation(pinned: true)
+        guard case .fail = html.headArrived(status: 200, headers: headers([("Content-Type", "text/html; charset=utf-8"), ("ETag", "\"p\"")]),
+                                            contentLength: 80, now: 1) else { return XCTFail("replaced by a portal's page") }
+        XCTAssertNotNil(html.wrongKind)
+        var away = revalidation(pinned: true)
+        guard case .fail = away.headArrived(status: 302, headers: headers([("Location", "http://login.portal.example/")]),
+                                            contentLength: 0, now: 1) else { return XCTFail() }
+        XCTAssertEqual(away.wrongKind, "origin redirected to another host (login.portal.example): a captive portal?")
+        var sameHost = revalidation(pinned: true)
+        _ = sameHost.headArrived(status: 302, headers: headers([("Location", "/elsewhere.m4s")]), contentLength: 0, now: 1)
+        XCTAssertNil(sameHost.wrongKind, "a relative redirect stays on the host")
+        var notDownloaded = revalidation(pinned: false)
+        _ = notDownloaded.headArrived(status: 200, headers: headers([("Content-Type", "text/html")]), contentLength: 80, now: 1)
+        XCTAssertNil(notDownloaded.wrongKind, "an ordinary resource may become HTML")
+        var stillMedia = revalidation(pinned: true)
+        _ = stillMedia.headArrived(status: 304, headers: HTTPHeaders(), contentLength: nil, now: 1)
+        XCTAssertNil(stillMedia.wrongKind)
+    }
 }

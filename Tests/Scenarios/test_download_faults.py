@@ -2,7 +2,7 @@
 rendition) behind the fault origin answering 503 to about 10% of requests and cutting about 10%
 of bodies at a random byte, over many seeds. Every run completes, byte-exact, and the done counts
 never go back."""
-import os, time
+import os, signal, time
 import pytest
 from conftest import Eddy, request, sha
 from test_downloads import ASSET, Monotonic, asset  # noqa: F401 (asset: a fixture)
@@ -67,3 +67,47 @@ def test_a_forced_stall_is_logged_counted_and_recovered(origins, asset, tmp_path
     finally:
         request(fo.port, "/_set?path=%s&fail=" % slow)
         e.stop()
+
+
+def test_progress_never_goes_back_across_kill9_pause_and_a_restart(origins, asset, tmp_path):
+    """Done counts sampled every 100 ms, for the job and each rendition, across three kill -9s,
+    a pause and resume, and a graceful restart (issue 28, item 4): never below a value shown
+    before."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo)
+    fo.reset()
+    request(fo.port, "/_set?rate=30000")
+    mono = Monotonic()
+
+    def sample_until(fraction, seconds=60):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            s = api(e, "GET", "/api/downloads/" + j["id"])[1]
+            mono(s)
+            if s["state"] == "completed" or s["bytes_done"] >= s["bytes_expected"] * fraction:
+                return s
+            time.sleep(0.1)
+        raise AssertionError("no progress to %s: %s" % (fraction, s))
+    try:
+        status, j = api(e, "POST", "/api/downloads", {"url": origin_url(fo), "variant_index": 2, "audio": ["all"], "subtitles": ["fr"]})
+        assert status == 201, j
+        for fraction in (0.2, 0.35, 0.5):
+            sample_until(fraction)
+            e.stop(sig=signal.SIGKILL)
+            e.start()
+        sample_until(0.6)
+        assert api(e, "POST", "/api/downloads/%s/pause" % j["id"])[0] == 200
+        for _ in range(5):
+            mono(api(e, "GET", "/api/downloads/" + j["id"])[1])
+            time.sleep(0.1)
+        assert api(e, "POST", "/api/downloads/%s/resume" % j["id"])[0] == 200
+        sample_until(0.75)
+        e.stop()
+        e.start()
+        done = wait_done(e, j["id"], timeout=120, check=mono)
+    finally:
+        request(fo.port, "/_set?rate=0")
+        e.stop()
+    assert mono.samples > 50
+    expected = files_of(asset, "v2", "a0", "a1", "s1")  # variant 2 has the stereo group
+    assert done["bytes_done"] == sum(len(b) for b in expected.values())

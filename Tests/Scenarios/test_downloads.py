@@ -112,16 +112,20 @@ def wait_done(e, job_id, timeout=90, check=None):
 
 
 class Monotonic:
-    """Asserts that done counts never decrease between samples."""
+    """Asserts that done counts never decrease between samples, for the job and for each
+    rendition (by its URI)."""
     def __init__(self):
-        self.last = None
+        self.last = {}
         self.samples = 0
 
     def __call__(self, j):
-        now = (j["bytes_done"], j["segments_done"], j["media_seconds_done"])
-        if self.last:
-            assert all(a >= b for a, b in zip(now, self.last)), (self.last, now)
-        self.last = now
+        counts = {None: j}
+        counts.update({r["uri"]: r for r in j.get("renditions", [])})
+        for key, c in counts.items():
+            now = (c["bytes_done"], c["segments_done"], c["media_seconds_done"])
+            if key in self.last:
+                assert all(a >= b for a, b in zip(now, self.last[key])), (key, self.last[key], now)
+            self.last[key] = now
         self.samples += 1
 
 

@@ -19,6 +19,7 @@ extension Home {
             metrics.requests += 1
             return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
         }
+        if request.uri.hasPrefix(OfflineResponder.prefix) { return offline(request) }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
                                 resolver: routing.resolver, cacheAvailable: store.isAvailable) {
         case let .home(url, form, checkAddress):
@@ -35,6 +36,24 @@ extension Home {
             responses.passThrough(request, services: services.passThrough, url: url, form: form,
                                   checkAddress: checkAddress, reason: reason)
         }
+    }
+
+    /// A download's offline URL: answered on the main loop, where the engine runs; never the network.
+    private func offline(_ request: ServerRequest) {
+        let main = homes.all[0]
+        guard main !== self else { return offlineHere(request) }
+        let remote = RemoteRequest(request, connection: mailbox, home: main.mailbox)
+        main.mailbox.post { main.offlineHere(remote) }
+    }
+
+    /// The main loop's side of `offline`.
+    private func offlineHere(_ request: any ClientRequest) {
+        metrics.requests += 1
+        guard let answer = offlineAnswer else {
+            return services.passThrough.finished(request, RequestPlan.refuse(request, status: 404, reason: "downloads are off",
+                                                                                forward: .bypass, allow: false))
+        }
+        services.passThrough.finished(request, answer(request))
     }
 
     /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched

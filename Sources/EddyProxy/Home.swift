@@ -45,6 +45,9 @@ final class Home {
     let playlists: Playlists
     let memory: MemoryTier
     let services: ExchangeServices
+    /// Answers a download's offline URL (`OfflineResponder`); set on the main loop's home,
+    /// where the download engine runs, when downloads are on.
+    var offlineAnswer: ((any ClientRequest) -> ExchangeOutcome)?
     /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
     let responses: LoopResponses
     let logger: Logger

@@ -14,6 +14,9 @@ struct DownloadShow: ParsableCommand {
         let j = DownloadText.object(body)
         print(DownloadText.line(j))
         print("    \(j["url"] as? String ?? "")")
+        if let offline = j["offline_url"] as? String {
+            print("    offline: \(offline)\((j["playable_offline"] as? Bool) == true ? "" : " (not playable offline yet)")")
+        }
         for r in j["renditions"] as? [[String: Any]] ?? [] {
             let what = [r["type"] as? String, r["language"] as? String, r["name"] as? String].compactMap { $0 }.joined(separator: " ")
             print("    \(what.padding(toLength: 28, withPad: " ", startingAt: 0)) \(DownloadText.progress(r))")

@@ -3,7 +3,7 @@ item 5): the MP4 has one video track and every audio the two chose; the export l
 once, and the count the CLI prints is the number of files written."""
 import json, os, re, subprocess
 from conftest import EDDY, Eddy, sha
-from test_downloads import ASSET, api, files_of, make_asset, origin_url, wait_done
+from test_downloads import ASSET, api, files_of, make_asset, origin_paths, origin_url, wait_done
 
 
 def test_a_shared_video_is_exported_once_and_every_file_is_listed_once(origins, tmp_path):
@@ -38,5 +38,18 @@ def test_a_shared_video_is_exported_once_and_every_file_is_listed_once(origins, 
         assert r.returncode == 0, r.stderr
         kinds = sorted(s["codec_type"] for s in json.loads(r.stdout)["streams"])
         assert kinds == ["audio", "audio", "video"], kinds
+        # Its offline URL serves the same files, with the origin up and never asked.
+        fo.reset()
+        base = "/_eddy/offline/%s/" % j["id"]
+        for path, data in expected.items():
+            r = e.get(base + path)
+            assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline", (path, r.status)
+            assert sha(r.body) == sha(written[path]), path
+        r = e.get(base + "v1/seg1.m4s", headers={"Range": "bytes=10-19"})
+        assert r.status == 206 and r.body == expected["v1/seg1.m4s"][10:20], r.status
+        assert origin_paths(fo) == {}, origin_paths(fo)
+        assert e.get(base + "v2/seg0.m4s").status == 404  # not downloaded
+        assert e.get("/_eddy/offline/nope/master.m3u8").status == 404
+        assert e.get(base + "master.m3u8", method="POST").status == 405
     finally:
         e.stop()

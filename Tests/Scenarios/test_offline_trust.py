@@ -4,7 +4,7 @@ refused, black-holed (connects, never answers), or replaced by a captive portal 
 started empty or that a player had warmed before the download, followed by 3x the cache size of
 other traffic. At the usual URL every request is answered 2xx within 2 s (within 50 ms once the
 origin is marked unreachable), the master lists only what is held, every media file is the
-origin's byte for byte, and ffmpeg and mpv play it."""
+origin's byte for byte, and ffmpeg and mpv play it; the same at the download's `offline_url`."""
 import os, statistics, subprocess, sys, time
 import pytest
 from conftest import HERE, Eddy, FaultOrigin, make_file, request, sha, stop_process, wait_port
@@ -23,6 +23,18 @@ def timed_get(e, path):
     t = time.monotonic()
     r = e.get(path, timeout=30)
     return r, time.monotonic() - t
+
+
+def play(url):
+    """ffmpeg copies every stream; mpv plays 3 s. Both without an error, within 30 s."""
+    t = time.monotonic()
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - t < 30
 
 
 class Hostile:
@@ -95,15 +107,19 @@ def test_a_download_plays_offline_on_any_broken_network(downloaded, mode):
             assert r.status == 200 and took < 2.0, (path, r.status, took)
             if not path.endswith(".m3u8"):
                 assert sha(r.body) == sha(data), path
-        url = "http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET)
-        t = time.monotonic()
-        r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
-                           capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
-                           capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        assert time.monotonic() - t < 30
+        play("http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET))
+        # The download's own offline URL: the same files, laid out as an export, never the network.
+        base = "/_eddy/offline/%s/" % j["id"]
+        assert j["offline_url"] == "http://127.0.0.1:%d%smaster.m3u8" % (e.port, base), j["offline_url"]
+        r, took = timed_get(e, base + "master.m3u8")
+        assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline" and took < 0.5, (r.status, r.headers, took)
+        assert uris(r.body.decode()) == ["v0/index.m3u8"], r.body
+        for path, data in files_of(d, *DIRS).items():
+            r, took = timed_get(e, base + path[len("/%s/" % ASSET):])
+            assert r.status == 200 and took < 2.0, (path, r.status, took)
+            if not path.endswith(".m3u8"):
+                assert sha(r.body) == sha(data), path
+        play(j["offline_url"])
         seen = e.answered()[before:]
         assert any(p.endswith(".m4s") for p, _ in seen), seen
         assert all(200 <= st < 300 for _, st in seen), [x for x in seen if not 200 <= x[1] < 300]

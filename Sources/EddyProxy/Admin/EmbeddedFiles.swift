@@ -2595,6 +2595,7 @@ follow();
           "media_seconds_total",
           "loaded_time_ranges",
           "playable_offline",
+          "offline_url",
           "renditions"
         ],
         "properties": {
@@ -2726,6 +2727,10 @@ follow();
           "playable_offline": {
             "type": "boolean",
             "description": "A player could play it with the origin gone."
+          },
+          "offline_url": {
+            "type": "string",
+            "description": "Where the download plays without ever touching the network: `/_eddy/offline/{id}/` on the proxy listener, laid out as `eddy download export` writes it, listing only what is held whole."
           },
           "renditions": {
             "type": "array",

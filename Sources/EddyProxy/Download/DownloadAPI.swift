@@ -50,7 +50,8 @@ final class DownloadAPI {
                 case let .success(files): send(request, 200, ["id": LogValue.text(job.id), "files": .files(files)])
                 case let .failure(e): error(request, e.status, e.description)
                 }
-            case ("GET", ["file"]): DownloadFileResponder(api: self, job: job, request: request, url: query["url"]).respond()
+            case ("GET", ["file"]):
+                DownloadFileResponder(engine: engine, job: job, request: request, url: query["url"]) { [self] in error(request, $0, $1) }.respond()
             case ("POST", ["pause"]):
                 engine.pause(job)
                 send(request, 200, info(job))
@@ -180,7 +181,8 @@ final class DownloadAPI {
         return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
-                            playableOffline: engine.playableOffline(job, complete: complete), renditions: renditions,
+                            playableOffline: engine.playableOffline(job, complete: complete), offlineURL: engine.offlineURL(job),
+                            renditions: renditions,
                             reason: job.machine.reason, priority: job.policy.priority.rawValue, expiresAt: job.policy.expiresAt,
                             pinnedBytes: job.pinnedBytes, keys: job.plan?.keys,
                             recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))

@@ -56,6 +56,24 @@ extension DownloadEngine {
         return .success(files + data)
     }
 
+    /// The files of the job's offline URL by path (see `OfflineResponder`): the export's, kept
+    /// until the job changes; nil while nothing is held whole.
+    func offlineFiles(_ job: DownloadJob) -> [String: ExportFile]? {
+        if let files = job.offlineFiles { return files }
+        guard case let .success(list) = exportFiles(job) else { return nil }
+        let files = Dictionary(list.map { ($0.path, $0) }) { first, _ in first }
+        job.offlineFiles = files
+        return files
+    }
+
+    /// The job's offline URL on the proxy listener (a wildcard listen address is reached on loopback).
+    func offlineURL(_ job: DownloadJob) -> String {
+        var layout = ExportLayout(root: job.url)
+        let host = ["0.0.0.0", "::", ""].contains(selfAuthority.host) ? "127.0.0.1" : selfAuthority.host
+        let authority = host.contains(":") ? "[\(host)]:\(selfAuthority.port)" : "\(host):\(selfAuthority.port)"
+        return "http://\(authority)\(OfflineResponder.prefix)\(job.id)/\(layout.path(for: job.url))"
+    }
+
     /// The stored playlist at `url`, read on its home; nil when it is not stored whole.
     func storedPlaylist(_ url: UpstreamURL) -> HLSPlaylist? {
         homes.sync(onHomeOf: url.description) { h in

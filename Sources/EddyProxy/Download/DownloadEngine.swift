@@ -304,6 +304,7 @@ final class DownloadEngine {
     func unobserve(_ token: Int) { observers[token] = nil }
 
     func changed(_ job: DownloadJob) {
+        job.offlineFiles = nil // what its offline URL serves is made again when next asked
         publishCatalog()
         for f in observers.values { f(job) }
     }

@@ -3,15 +3,20 @@ import EddyCore
 import EddyLoop
 
 /// `GET /api/downloads/{id}/file?url=U`: the stored bytes of one of the job's resources, for
-/// `eddy download export`. Whole (200) when the resource is stored whole, or one `Range:
-/// bytes=a-b` (206) held whole. Sent with sendfile from the cache's file, so a large single-file
-/// rendition costs no memory. Never fetches: what is not stored is a 409.
+/// `eddy download export`, and the data files of a download's offline URL (`OfflineResponder`).
+/// Whole (200) when the resource is stored whole, or one `Range: bytes=a-b` (206) held whole.
+/// Sent with sendfile from the cache's file, so a large single-file rendition costs no memory.
+/// Never fetches: what is not stored is a 409.
 struct DownloadFileResponder {
-    let api: DownloadAPI
-    var engine: DownloadEngine { api.engine }
+    let engine: DownloadEngine
     let job: DownloadJob
-    let request: ServerRequest
+    let request: any ClientRequest
     let url: String?
+    /// The media type sent, and the extra fields (the offline URL says `Cache-Status`).
+    var contentType = "application/octet-stream"
+    var extra = HTTPHeaders()
+    /// Answers a failure (the admin API in JSON, the proxy listener in text).
+    let fail: (Int, String) -> Void
 
     func respond() {
         guard let url, let plan = job.plan, plan.units.contains(where: { $0.url.description == url }) else {
@@ -46,12 +51,14 @@ struct DownloadFileResponder {
         let range = s.range
         var h = HTTPHeaders()
         if s.ranged { h.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(s.length)") }
-        h.set("Content-Type", "application/octet-stream")
+        h.set("Content-Type", contentType)
         h.set("Content-Length", "\(range.count)")
         h.set("Cache-Control", "no-store")
-        request.start(status: s.ranged ? 206 : 200, headers: h)
-        request.writeFile(FileSpan(descriptor: s.file.fd, offset: s.offset, length: range.count))
-        request.end()
+        h.set("Accept-Ranges", "bytes")
+        for (n, v) in extra.fields { h.set(n, v) }
+        request.start(status: s.ranged ? 206 : 200, headers: h, extra: HTTPHeaders())
+        if request.method != "HEAD" { request.writeFile(FileSpan(descriptor: s.file.fd, offset: s.offset, length: range.count)) }
+        request.end(whenSent: nil)
     }
 
     private struct Stored {
@@ -65,9 +72,5 @@ struct DownloadFileResponder {
     private enum Found {
         case stored(Stored)
         case failed(Int, String)
-    }
-
-    private func fail(_ status: Int, _ message: String) {
-        api.error(request, status, message)
     }
 }

@@ -13,6 +13,8 @@ struct DownloadInfo: Encodable {
     var etaSeconds: Double?
     /// A player could play it with the origin gone (see `DownloadEngine.playableOffline`).
     var playableOffline: Bool
+    /// Where it plays without ever touching the network (see `OfflineResponder`).
+    var offlineURL: String
     var renditions: [RenditionProgress]
     /// Why it waits for space (`waiting-for-space`).
     var reason: String?
@@ -30,7 +32,7 @@ struct DownloadInfo: Encodable {
         case id, url, title, state, failure, rate, renditions, reason, priority, keys, recording
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
-        case playableOffline = "playable_offline"
+        case playableOffline = "playable_offline", offlineURL = "offline_url"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -52,6 +54,7 @@ struct DownloadInfo: Encodable {
         try c.encode(etaSeconds.map { $0.rounded() }, forKey: .etaSeconds)
         try progress.encode(to: encoder)
         try c.encode(playableOffline, forKey: .playableOffline)
+        try c.encode(offlineURL, forKey: .offlineURL)
         try c.encode(renditions, forKey: .renditions)
     }
 }

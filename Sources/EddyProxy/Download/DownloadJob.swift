@@ -67,6 +67,9 @@ final class DownloadJob {
     /// When the job last moved (a unit ended, a byte was confirmed), and the bytes it then had:
     /// the engine's stall watchdog compares them (monotonic seconds).
     var lastMove = (at: 0.0, bytes: -1, units: -1)
+    /// What its offline URL serves, by path (see `DownloadEngine.offlineFiles`); nil until asked
+    /// after a change.
+    var offlineFiles: [String: ExportFile]?
     /// Fetches of units that ended (stored or failed), for the watchdog.
     var fetchesEnded = 0
     /// The job's access and error log, newest last, bounded.

@@ -1,0 +1,75 @@
+import EddyCore
+import EddyLoop
+
+/// A download's offline URL: `/_eddy/offline/{id}/` on the proxy listener, reported as the job's
+/// `offline_url` (AVAssetDownloadTask's download location, served over HTTP). The asset is laid
+/// out as `eddy download export` writes it (`ExportLayout`: relative URIs, paths kept under the
+/// master's directory, others under `_ext/HOST/`), with only the renditions held whole, and it
+/// never touches the network: what is not stored is a 404 or a 409, at once.
+///
+/// The prefix is reserved: a mapped origin's path under it is not reachable through eddy.
+struct OfflineResponder {
+    static let prefix = "/_eddy/offline/"
+    let engine: DownloadEngine
+    let request: any ClientRequest
+
+    /// Answers the request (on the main loop, where the engine runs).
+    func respond() -> ExchangeOutcome {
+        var status = CacheStatus(forward: nil)
+        status.detail = "offline"
+        let outcome = ExchangeOutcome(cacheStatus: status, fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var allow = HTTPHeaders()
+            allow.set("Allow", "GET, HEAD")
+            request.sendError(405, "an offline URL is read with GET or HEAD", extra: allow, close: false)
+            return outcome
+        }
+        var rest = request.uri.dropFirst(OfflineResponder.prefix.count)
+        if let q = rest.firstIndex(of: "?") { rest = rest[..<q] }
+        let parts = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let job = engine.job(String(parts[0])) else {
+            return failed(404, "no download \(parts.first ?? "")", outcome)
+        }
+        guard let files = engine.offlineFiles(job) else {
+            return failed(404, "download \(job.id) holds nothing whole yet", outcome)
+        }
+        guard let file = files[String(parts[1])] else {
+            return failed(404, "download \(job.id) holds no \(parts[1])", outcome)
+        }
+        var extra = HTTPHeaders()
+        extra.set("Cache-Status", status.description)
+        if let text = file.text {
+            var h = HTTPHeaders()
+            h.set("Content-Type", OfflineResponder.mediaType(file.path))
+            h.set("Cache-Control", "no-store")
+            h.set("Cache-Status", status.description)
+            request.send(status: 200, headers: h, extra: HTTPHeaders(), body: request.method == "HEAD" ? [] : Array(text.utf8))
+            return outcome
+        }
+        var responder = DownloadFileResponder(engine: engine, job: job, request: request, url: file.url) { [request] s, m in
+            request.sendError(s, m, extra: HTTPHeaders(), close: false)
+        }
+        responder.contentType = OfflineResponder.mediaType(file.path)
+        responder.extra = extra
+        responder.respond()
+        return outcome
+    }
+
+    private func failed(_ status: Int, _ message: String, _ outcome: ExchangeOutcome) -> ExchangeOutcome {
+        request.sendError(status, message, extra: HTTPHeaders(), close: false)
+        return outcome
+    }
+
+    /// The media type of an exported file, by its extension (players such as ffmpeg also go by it).
+    static func mediaType(_ path: String) -> String {
+        switch path.split(separator: ".").last.map({ $0.lowercased() }) {
+        case "m3u8", "m3u": return "application/vnd.apple.mpegurl"
+        case "ts": return "video/mp2t"
+        case "m4s", "mp4", "m4v", "cmfv": return "video/mp4"
+        case "m4a", "cmfa": return "audio/mp4"
+        case "aac": return "audio/aac"
+        case "vtt", "webvtt": return "text/vtt"
+        default: return "application/octet-stream"
+        }
+    }
+}

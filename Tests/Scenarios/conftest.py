@@ -41,6 +41,28 @@ def stop_process(proc, timeout=10):
         proc.wait(5)
 
 
+def play(url):
+    """ffmpeg copies every stream and mpv plays 3 s of the HLS asset at `url`, both without an
+    error, within 30 s."""
+    t = time.monotonic()
+    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert time.monotonic() - t < 30
+
+
+def tree(folder):
+    """{relative path: bytes} of every file under `folder`."""
+    out = {}
+    for root, _, names in os.walk(folder):
+        for n in names:
+            out[os.path.relpath(os.path.join(root, n), folder)] = open(os.path.join(root, n), "rb").read()
+    return out
+
+
 def sha(b):
     return hashlib.sha256(b).hexdigest()
 

@@ -2,7 +2,7 @@
 item 5): the MP4 has one video track and every audio the two chose; the export lists each file
 once, and the count the CLI prints is the number of files written."""
 import json, os, re, subprocess
-from conftest import EDDY, Eddy, sha
+from conftest import EDDY, Eddy, sha, tree
 from test_downloads import ASSET, api, files_of, make_asset, origin_paths, origin_url, wait_done
 
 
@@ -20,10 +20,7 @@ def test_a_shared_video_is_exported_once_and_every_file_is_listed_once(origins, 
         r = subprocess.run([EDDY, "download", "export", j["id"], out, "--mp4", mp4, "--admin", "127.0.0.1:%d" % e.admin],
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
-        written = {}
-        for root, _, names in os.walk(out):
-            for n in names:
-                written[os.path.relpath(os.path.join(root, n), out)] = open(os.path.join(root, n), "rb").read()
+        written = tree(out)
         said = int(re.search(r"exported (\d+) files", r.stdout).group(1))
         assert said == len(written), (r.stdout, sorted(written))
         status, listing = api(e, "GET", "/api/downloads/%s/export" % j["id"])

@@ -7,7 +7,7 @@ origin is marked unreachable), the master lists only what is held, every media f
 origin's byte for byte, and ffmpeg and mpv play it; the same at the download's `offline_url`."""
 import os, statistics, subprocess, sys, time
 import pytest
-from conftest import HERE, Eddy, FaultOrigin, make_file, request, sha, stop_process, wait_port
+from conftest import HERE, Eddy, FaultOrigin, make_file, play, sha, stop_process, wait_port
 from test_downloads import ASSET, api, files_of, make_asset, wait_done
 
 SELECTION = {"variant_index": 0, "audio": ["fr"], "subtitles": ["en"]}
@@ -23,18 +23,6 @@ def timed_get(e, path):
     t = time.monotonic()
     r = e.get(path, timeout=30)
     return r, time.monotonic() - t
-
-
-def play(url):
-    """ffmpeg copies every stream; mpv plays 3 s. Both without an error, within 30 s."""
-    t = time.monotonic()
-    r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert time.monotonic() - t < 30
 
 
 class Hostile:

@@ -135,3 +135,46 @@ def test_the_full_master_comes_back_with_the_origin(downloaded, tmp_path):
         assert "origin reachable again" in open(e.errpath).read()
     finally:
         fo.stop()
+
+
+HOSTS = "/etc/hosts"
+NAME = "eddy-offline-origin.test"
+
+
+@pytest.mark.skipif(not os.access(HOSTS, os.W_OK), reason="needs a writable /etc/hosts to make a name stop resolving")
+def test_a_download_plays_offline_when_its_origins_name_no_longer_resolves(origins, tmp_path):
+    """The origin is reached by a name (in /etc/hosts, on loopback) while the download runs; then
+    the name stops resolving and eddy restarts (a laptop on a plane). The master, still fresh by
+    its headers, is served cut down within 2 s, and the asset plays at both URLs."""
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path))
+    d = make_asset(os.path.join(fo.www, ASSET))
+    saved = open(HOSTS).read()
+    e = None
+    try:
+        with open(HOSTS, "a") as f:
+            f.write("\n127.0.0.1 %s\n" % NAME)
+        e = Eddy(str(tmp_path), ng, fo, ["--origin", "/u/=http://%s:%d" % (NAME, fo.port)])
+        status, j = api(e, "POST", "/api/downloads", dict(SELECTION, url="/u/%s/master.m3u8" % ASSET))
+        assert status == 201, j
+        j = wait_done(e, j["id"])
+        e.stop()
+        with open(HOSTS, "w") as f:
+            f.write(saved)
+        e.start()
+        r, took = timed_get(e, "/u/%s/master.m3u8" % ASSET)
+        assert r.status == 200 and r.h("Cache-Status") == "eddy; hit; detail=offline" and took < 2.0, (r.status, r.headers, took)
+        assert [u.split("/")[-2] for u in uris(r.body.decode())] == ["v0"], r.body
+        for path, data in files_of(d, *DIRS).items():
+            r, took = timed_get(e, "/u" + path)
+            assert r.status == 200 and took < 2.0 and (path.endswith(".m3u8") or sha(r.body) == sha(data)), (path, r.status, took)
+        play("http://127.0.0.1:%d/u/%s/master.m3u8" % (e.port, ASSET))
+        j = api(e, "GET", "/api/downloads/" + j["id"])[1]
+        play(j["offline_url"])
+        assert "origin unreachable" in open(e.errpath).read()
+    finally:
+        with open(HOSTS, "w") as f:
+            f.write(saved)
+        if e:
+            e.stop()
+        fo.stop()

@@ -45,6 +45,11 @@ public enum ConfigFile {
                 c.freshness.targetedFields = [try string(value, key), "CDN-Cache-Control"]
             case "admin": c.admin = try parseListen(string(value, key))
             case "admin_token": c.adminToken = try string(value, key)
+            case "admin_hosts":
+                guard let list = value as? [String], list.allSatisfy({ !$0.isEmpty && !$0.contains("/") && !$0.contains(" ") }) else {
+                    throw ConfigError(description: "admin_hosts: expected a list of host names")
+                }
+                c.adminHosts = list
             case "access_log_format":
                 guard let f = AccessLog.Format(rawValue: try string(value, key)) else {
                     throw ConfigError(description: "access_log_format: combined or json")

@@ -12,6 +12,16 @@ extension Proxy {
     static let readOnlyPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/api/cache", "/api/fills", "/api/events"]
 
     func handleAdmin(_ request: ServerRequest) {
+        // Before anything else: a page in the user's browser (DNS rebinding, a cross-site form)
+        // gets nothing, and changes nothing (see `AdminRequestGuard`).
+        let h = request.headers
+        let hasBody = (h["Content-Length"].flatMap { Int($0) } ?? 0) > 0 || h["Transfer-Encoding"] != nil
+        if case let .refuse(status, reason) = adminGuard.check(method: request.method, host: h["Host"], origin: h["Origin"],
+                                                                fetchSite: h["Sec-Fetch-Site"], contentType: h["Content-Type"], hasBody: hasBody) {
+            logger.warning("admin request refused", metadata: ["status": "\(status)", "reason": "\(reason)", "method": "\(request.method)",
+                                                               "peer": "\(request.peer)"])
+            return AdminJSON.error(request, status, reason)
+        }
         let path = String(request.uri.prefix { $0 != "?" })
         let isStream = path == "/api/events"
         if Proxy.readOnlyPaths.contains(path) || EmbeddedFiles.byPath[path] != nil,

@@ -43,6 +43,7 @@ extension Proxy {
             applied.admin = config.admin
         }
         keep("admin_token", \.adminToken)
+        keep("admin_hosts", \.adminHosts)
         keep("access_log", \.accessLog)
         keep("access_log", \.accessLogFormat)
         keep("log_format", \.logFormat)

@@ -52,6 +52,8 @@ public final class Proxy {
     var downloads: DownloadAPI?
     /// The cache's admin API (resources, pins, purges).
     var resourcesAPI: ResourcesAPI!
+    /// What a page in the user's browser may not do to the admin listener.
+    var adminGuard = AdminRequestGuard(listenHost: "127.0.0.1")
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
     var draining = false
@@ -107,6 +109,7 @@ public final class Proxy {
             let watcher = DownloadCacheWatcher(engine: engine, mailbox: mailbox)
             for s in stores { s.addListener(watcher) }
         }
+        adminGuard = AdminRequestGuard(listenHost: config.admin?.host ?? "127.0.0.1", names: config.adminHosts)
         resourcesAPI = ResourcesAPI(homes: homes, routing: routing,
                                     selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort))
         if let admin = config.admin {

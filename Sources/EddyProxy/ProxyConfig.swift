@@ -33,6 +33,9 @@ public struct ProxyConfig: Sendable {
     public var name = "eddy"
     /// Admin listener for /metrics, nil when off.
     public var admin: (host: String, port: Int)?
+    /// Names the admin listener answers to besides loopback, IP literals and its own address
+    /// (`admin_hosts`; see `AdminRequestGuard`).
+    public var adminHosts: [String] = []
     /// Bearer token the admin listener requires (RFC 6750); required off loopback.
     public var adminToken: String?
     /// The access log's line format (`access_log_format`).

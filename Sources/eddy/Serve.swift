@@ -31,6 +31,9 @@ extension Eddy {
         @Option(name: .long, help: ArgumentHelp("Host glob the URL-prefix and forward forms may fetch from, e.g. '*.example.com' or 'cdn.example.com:8443'. Repeatable.", valueName: "pattern"))
         var allowHost: [String] = []
 
+        @Option(name: .long, help: ArgumentHelp("A name the admin listener answers to besides loopback, IP addresses and its own address (DNS rebinding protection). Repeatable.", valueName: "name"))
+        var adminHost: [String] = []
+
         @Option(name: .long, help: "Largest cache size, with K/M/G/T suffix (binary); 0 = unbounded. (default: 10G)")
         var maxSize: String?
 
@@ -116,6 +119,7 @@ extension Eddy {
             if let cacheDir { c.cacheDir = cacheDir }
             if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
             if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
+            if !adminHost.isEmpty { c.adminHosts += adminHost }
             if let maxSize { c.maxSize = ByteSize.parse(maxSize)! }
             if let memoryCache { c.memoryCache = ByteSize.parse(memoryCache)! }
             if let accessLog { c.accessLog = accessLog }

@@ -18,7 +18,8 @@ SEED = os.environ.get("EDDY_ST_SEED", "20251123")
 
 def api(e, method, path, body=None):
     c = http.client.HTTPConnection("127.0.0.1", e.admin, timeout=60)
-    c.request(method, path, body=json.dumps(body) if body is not None else None)
+    c.request(method, path, body=json.dumps(body) if body is not None else None,
+              headers={"Content-Type": "application/json"} if body is not None else {})
     r = c.getresponse()
     data = r.read()
     c.close()

@@ -312,6 +312,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         },
         "security": []
@@ -344,6 +347,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         },
         "security": []
@@ -369,6 +375,9 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -391,6 +400,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -413,6 +425,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -435,6 +450,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -460,6 +478,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -484,6 +505,9 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -508,6 +532,9 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -544,6 +571,9 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -620,6 +650,9 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       },
@@ -679,6 +712,15 @@ follow();
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -730,6 +772,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       },
@@ -782,6 +827,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -833,6 +887,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -884,6 +947,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -921,6 +993,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       },
@@ -983,6 +1058,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -1042,6 +1126,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       },
@@ -1091,6 +1178,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       },
@@ -1173,6 +1269,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -1232,6 +1337,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -1301,6 +1415,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -1360,6 +1483,15 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
           }
         }
       }
@@ -1419,6 +1551,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -1478,6 +1613,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -1547,6 +1685,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -1667,6 +1808,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -1733,6 +1877,9 @@ follow();
                 }
               }
             }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
           }
         }
       }
@@ -3095,6 +3242,36 @@ follow();
             "description": "`Bearer realm=\"eddy\"`."
           }
         },
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "MisdirectedRequest": {
+        "description": "The request's Host is not a name the admin listener answers to (loopback names and addresses, IP literals, its own address, `admin_hosts`): DNS rebinding protection.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "CrossSite": {
+        "description": "A state-changing request from another origin (`Origin`), or one a browser marks `Sec-Fetch-Site: cross-site` or `same-site`: cross-site request protection.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "NotJSON": {
+        "description": "The request has a body that is not `application/json`.",
         "content": {
           "application/json": {
             "schema": {

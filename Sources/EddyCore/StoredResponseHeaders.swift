@@ -5,14 +5,15 @@
 /// response's own and added by the responder.
 public enum StoredResponseHeaders {
     /// `replayed` never holds the fields added here (`StoragePolicy.notReplayed`), so they are
-    /// appended, not set.
-    public static func compose(replayed: HTTPHeaders, contentType: String?, etag: String?, lastModified: String?,
+    /// appended, not set. `status` is the stored status: only a 200 is served in ranges, so only
+    /// a 200 advertises them (an error answer must not, RFC 9110 section 14.3; REDbot flags it).
+    public static func compose(replayed: HTTPHeaders, status: Int = 200, contentType: String?, etag: String?, lastModified: String?,
                                via: String) -> HTTPHeaders {
         var h = replayed
         if let contentType { h.add("Content-Type", contentType) }
         if let etag { h.add("ETag", etag) }
         if let lastModified { h.add("Last-Modified", lastModified) }
-        h.add("Accept-Ranges", "bytes")
+        if status == 200 { h.add("Accept-Ranges", "bytes") }
         h.add("Via", via)
         return h
     }

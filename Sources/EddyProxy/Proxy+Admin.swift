@@ -114,6 +114,7 @@ extension Proxy {
         }
         var h = HTTPHeaders()
         h.set("Content-Type", "text/plain; version=0.0.4")
+        h.set("Cache-Control", "no-store") // as every other admin answer: counters of this moment
         request.send(status: 200, headers: h, body: Array(text.utf8))
     }
 }

@@ -9,10 +9,12 @@ struct CacheList: ParsableCommand {
     @Option(help: "key, bytes or last_access.") var sort = "key"
     @Option(help: "At most this many (1-1000).") var limit = 100
     @Flag(help: "Every page, not just the first.") var all = false
-    @Flag(help: "Print the API's JSON (one page per line with --all).") var json = false
+    @Flag(help: "Print the API's JSON (with --all, one document holding every page's resources).") var json = false
 
     func run() throws {
         var cursor: String?
+        // With --all --json: every page's items in one document (pages run together parse as none).
+        var every: [Any] = []
         if !json { print("CACHED      LENGTH      PIN  LAST ACCESS           URL") }
         repeat {
             var path = "/api/resources?prefix=\(AdminOptions.query(prefix))&sort=\(AdminOptions.query(sort))&limit=\(limit)"
@@ -20,6 +22,10 @@ struct CacheList: ParsableCommand {
             let body = try options.call("GET", path)
             let j = DownloadText.object(body)
             cursor = all ? j["next_cursor"] as? String : nil
+            if json && all {
+                every += j["resources"] as? [Any] ?? []
+                continue
+            }
             if json { print(String(decoding: body, as: UTF8.self), terminator: ""); continue }
             for r in j["resources"] as? [[String: Any]] ?? [] {
                 let len = (r["length"] as? Int).map(DownloadText.size) ?? "?"
@@ -28,6 +34,10 @@ struct CacheList: ParsableCommand {
                       + CacheList.pad((r["pinned"] as? Bool ?? false) ? "yes" : "", 5) + CacheList.pad(when, 22) + (r["key"] as? String ?? ""))
             }
         } while cursor != nil
+        if json && all {
+            let data = try JSONSerialization.data(withJSONObject: ["resources": every, "next_cursor": NSNull()], options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        }
     }
 
     static func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count + 1), withPad: " ", startingAt: 0) }

@@ -18,4 +18,14 @@ final class StoredResponseHeadersTests: XCTestCase {
         let h = StoredResponseHeaders.compose(replayed: HTTPHeaders(), contentType: nil, etag: nil, lastModified: nil, via: "1.1 e")
         XCTAssertEqual(h.map(\.name), ["Accept-Ranges", "Via"])
     }
+
+    func test_compose_advertisesRangesOnlyForA200() {
+        for status in [404, 410, 301, 204] {
+            let h = StoredResponseHeaders.compose(replayed: HTTPHeaders(), status: status, contentType: "text/plain", etag: nil,
+                                                  lastModified: nil, via: "1.1 e")
+            XCTAssertNil(h["Accept-Ranges"], "\(status)")
+        }
+        XCTAssertEqual(StoredResponseHeaders.compose(replayed: HTTPHeaders(), status: 200, contentType: nil, etag: nil,
+                                                     lastModified: nil, via: "1.1 e")["Accept-Ranges"], "bytes")
+    }
 }

@@ -145,4 +145,15 @@ final class ExchangeStateMachineTests: XCTestCase {
         m.awaitingPlaylist()
         XCTAssertEqual(m.state, .resolving, "not read as a playlist again")
     }
+
+    func test_aRevalidationNamesTheOriginsAnswer_otherForwardsDoNot() {
+        var revalidated = ExchangeStateMachine()
+        revalidated.lookedUp(.revalidate)
+        revalidated.originAnswered(304)
+        XCTAssertEqual(revalidated.cacheStatus.description, "eddy; fwd=stale; fwd-status=304")
+        var miss = ExchangeStateMachine()
+        miss.lookedUp(.discover)
+        miss.originAnswered(200)
+        XCTAssertNil(miss.cacheStatus.forwardStatus)
+    }
 }

@@ -35,6 +35,28 @@ def files(origins):
     return made
 
 
+def test_cache_ls_all_json_is_one_document_with_every_page(eddy, files):
+    """Three resources, pages of one: `--all --json` prints one JSON document with all three
+    (pages run together parse as none; issue 29)."""
+    for name in files:
+        assert eddy.get("/n/" + name).status == 200
+    code, out, err = cli(eddy, "cache", "ls", upstream(eddy, "/adm/"), "--all", "--json", "--limit", "1")
+    assert code == 0, err
+    listed = json.loads(out)["resources"]
+    assert sorted(x["key"] for x in listed) == sorted(upstream(eddy, "/" + n) for n in files), out
+
+
+def test_metrics_and_error_answers_say_what_redbot_asks(eddy, origins):
+    """`/metrics` is not stored by anyone (no-store, as every other admin answer); a stored error
+    answer does not advertise byte ranges (issue 29)."""
+    assert request(eddy.admin, "/metrics").h("Cache-Control") == "no-store"
+    for _ in range(2):  # the fault origin's 404 is stored (negative caching), then a hit
+        r = eddy.get("/f/no-such-file-%d.bin" % os.getpid())
+        assert r.status == 404 and r.h("Accept-Ranges") is None, r.headers
+    r = eddy.get("/n/small.bin")
+    assert r.status == 200 and r.h("Accept-Ranges") == "bytes"
+
+
 def test_a_purge_through_the_cli_makes_the_next_request_a_miss(eddy, files):
     name = next(iter(files))
     path = "/n/" + name

@@ -228,3 +228,19 @@ def test_hostile_playlists_are_served_safely(eddy, origins):
     assert '#EXT-X-KEY:URI="unterminated\n' in text and 'URI="skd://key"' in text and "\ndata:text/plain,hi\n" in text
     assert "\n/f/etc/passwd\n" in text, "dot segments resolve inside the origin, never above it"
     assert eddy.proc.poll() is None
+
+
+def test_a_playlist_hit_logs_no_origin_bytes(eddy, origins):
+    """The access log's origin bytes are those the origin sent for that response: none for a
+    playlist answered from the cache (it logged the playlist's length; issue 29)."""
+    ng = origins[0]
+    name = "logged-%d.m3u8" % os.getpid()
+    text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2,\nseg0.ts\n#EXT-X-ENDLIST\n"
+    open(os.path.join(ng.www, name), "w").write(text)
+    for _ in range(2):
+        assert eddy.get("/n/" + name).status == 200
+    lines = [l for l in eddy.access_log().splitlines() if name in l]
+    assert len(lines) == 2, lines
+    miss, hit = (l.rsplit(" ", 4)[1:4] for l in lines)  # cache status, bytes from cache, from origin
+    assert miss[0] != "HIT" and miss[2] == str(len(text)), lines
+    assert hit == ["HIT", str(len(text)), "0"], lines

@@ -45,7 +45,7 @@ extension ResourceCoordinator {
         let r = resource
         if let c = headerCache, c.version == r.version, c.storedAt == r.meta.storedAt { return c.headers }
         let m = r.meta
-        let block = HeaderBlock(StoredResponseHeaders.compose(replayed: m.headers, contentType: m.contentType, etag: m.etag,
+        let block = HeaderBlock(StoredResponseHeaders.compose(replayed: m.headers, status: m.status, contentType: m.contentType, etag: m.etag,
                                                               lastModified: m.lastModified, via: via))
         headerCache = (r.version, m.storedAt, block)
         return block

@@ -44,6 +44,8 @@ extension CacheExchange {
         h.set("Cache-Status", cacheStatus.description)
         publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
         bytesServed = r.meta.length ?? 0
+        // Held whole before this response, in this version (a hit, or a 304): none from the origin.
+        if wholeAtLookup == r.version { allFromCache = true }
         request.send(status: 200, headers: h, body: isHead ? [] : response.body)
         complete()
     }

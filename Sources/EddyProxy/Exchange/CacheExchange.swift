@@ -41,6 +41,12 @@ final class CacheExchange {
     var countedCoalesce = false
     /// Set when a stale copy is served under stale-while-revalidate (see `revalidateInBackground`).
     var revalidateWhenDone = false
+    /// The version held whole when this response looked it up, if any: a playlist sent whole
+    /// from it cost the origin no body bytes (the access log's origin bytes, issue 29).
+    var wholeAtLookup: Int?
+    /// The fill whose head this response waits for, if any: its status names the origin's answer
+    /// to a revalidation (`fwd-status`, RFC 9211 section 2.4).
+    weak var awaitedFill: FillSession?
     /// Armed while this response waits on the origin for a download's copy (`offline_wait`).
     var offlineTimer: LoopTimer?
     /// The end of the piece being sent, for an uncached tail (see `streamDirect`).
@@ -90,6 +96,7 @@ final class CacheExchange {
         key = resolved
         if let r = stored {
             hold(r)
+            if r.isComplete { wholeAtLookup = r.version }
             _ = services.playlists.kind(of: r, url: url) // known before the freshness check below needs it
         }
         let c = stored.map { coordinators.of($0) }
@@ -145,6 +152,7 @@ final class CacheExchange {
     private func coalesce(on fill: FillSession?) {
         services.metrics.coalesced += 1
         countedCoalesce = true
+        awaitedFill = fill
         fill?.addHeadWaiter(self)
     }
 
@@ -152,6 +160,7 @@ final class CacheExchange {
     /// unstorable answer) and waits for its head.
     private func start(_ fill: FillSession) {
         fill.owner = self
+        awaitedFill = fill
         fill.addHeadWaiter(self)
         fill.begin()
     }
@@ -303,6 +312,7 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
         offlineTimer?.cancel()
         offlineTimer = nil
         if upstreamHeadAt == nil { upstreamHeadAt = EventLoop.monotonic() }
+        if case .ready = outcome, let status = awaitedFill?.head?.status { machine.originAnswered(status) }
         switch outcome {
         case .ready:
             // The stored resource this waited on is gone when the origin's Vary changed (see

@@ -122,6 +122,12 @@ struct ExchangeStateMachine {
         return .fail(status: timeout ? 504 : 502, reason: "upstream: \(reason)")
     }
 
+    /// The origin answered the request this response waited on with `status`: a revalidation
+    /// names it (`fwd=stale; fwd-status=304`, RFC 9211 section 2.4).
+    mutating func originAnswered(_ status: Int) {
+        if cacheStatus.forward == .stale { cacheStatus.forwardStatus = status }
+    }
+
     /// A download's copy is served without the origin's word (it failed, stayed silent for
     /// `offline_wait`, or is known unreachable): a hit, `detail=offline`.
     mutating func servedOffline() {

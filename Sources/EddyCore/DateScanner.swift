@@ -1,5 +1,8 @@
 /// A cursor over the bytes of an HTTP date, matching the three grammars of RFC 9110 section
-/// 5.6.7 exactly (used by `HTTPDate.parse`). Each form resets the cursor first.
+/// 5.6.7 (used by `HTTPDate.parse`), with one leniency: day names, month names and "GMT" in any
+/// case (`THU, 18 AUG 2050 02:01:18 gmt`). HTTP-date is case-sensitive, but recipients "are
+/// encouraged to be robust in parsing timestamps" (same section), and the HTTP caching tests
+/// expect such an Expires to give freshness. Each form resets the cursor first.
 struct DateScanner {
     private let b: [UInt8]
     private var i = 0
@@ -43,18 +46,22 @@ struct DateScanner {
 
     private mutating func month() -> Int? { word(HTTPDate.monthNames).map { $0 + 1 } }
 
-    /// Index of the word of `words` at the cursor (case-sensitive), consumed.
+    /// Index of the word of `words` at the cursor (in any case), consumed.
     private mutating func word(_ words: [String]) -> Int? {
         for (n, w) in words.enumerated() where lit(w) { return n }
         return nil
     }
 
+    /// `s` at the cursor, letters in any case (ASCII), consumed.
     private mutating func lit(_ s: String) -> Bool {
         let u = Array(s.utf8)
-        guard b.count - i >= u.count, Array(b[i..<(i + u.count)]) == u else { return false }
+        guard b.count - i >= u.count else { return false }
+        for k in 0..<u.count where DateScanner.lower(b[i + k]) != DateScanner.lower(u[k]) { return false }
         i += u.count
         return true
     }
+
+    private static func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c | 0x20 : c }
 
     private mutating func digits(_ n: Int) -> Int? {
         guard b.count - i >= n else { return nil }

@@ -26,10 +26,15 @@ final class HTTPDateTests: XCTestCase {
         XCTAssertEqual(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT"), 0)
     }
 
-    func test_parse_isCaseSensitive() {
-        // RFC 9110 section 5.6.7: HTTP-date is case-sensitive.
-        XCTAssertNil(HTTPDate.parse("sun, 06 NOV 1994 08:49:37 gmt"))
-        XCTAssertNil(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 gmt"))
+    func test_parse_acceptsNamesInAnyCase() {
+        // RFC 9110 section 5.6.7 asks recipients to be robust; the HTTP caching tests'
+        // freshness-expires-wrong-case-weekday, -month and -tz expect these to give freshness.
+        let t = HTTPDate.parse("Thu, 18 Aug 2050 02:01:18 GMT")
+        XCTAssertNotNil(t)
+        for v in ["THU, 18 Aug 2050 02:01:18 GMT", "Thu, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 gmt",
+                  "thu, 18 aug 2050 02:01:18 Gmt", "THURSDAY, 18-AUG-50 02:01:18 GMT", "THU AUG 18 02:01:18 2050"] {
+            XCTAssertEqual(HTTPDate.parse(v, now: 1_800_000_000), t, v)
+        }
     }
 
     /// The invalid Expires forms of the HTTP caching test suite: each is already expired (RFC 9111

@@ -34,10 +34,7 @@ extension CacheStore {
             return out
         }
         guard r.fd >= 0 else { return out }
-        if let end = r.confirmed.ranges.last?.upperBound, Int(onDisk.st_size) < end {
-            let cut = Int(onDisk.st_size) == r.meta.length ? Int(onDisk.st_size) : CacheStore.blocks.floor(Int(onDisk.st_size))
-            dropDamaged(r, cut..<Int.max, reason: "data file truncated")
-        }
+        dropPastEnd(r, fileSize: Int(onDisk.st_size))
         var known = (try? index.checksums(id: r.id, version: r.version)) ?? [:]
         known.merge(r.newChecksums) { _, new in new }
         for span in r.confirmed.intersection(range).ranges {

@@ -16,11 +16,15 @@ extension CacheStore {
         }
         r.fd = fd
         var st = stat()
-        if fstat(fd, &st) == 0, let end = r.confirmed.ranges.last?.upperBound, Int(st.st_size) < end {
-            // The block the file now ends in is incomplete too, unless it is the resource's last.
-            let cut = Int(st.st_size) == r.meta.length ? Int(st.st_size) : CacheStore.blocks.floor(Int(st.st_size))
-            dropDamaged(r, cut..<Int.max, reason: "data file truncated")
-        }
+        if fstat(fd, &st) == 0 { dropPastEnd(r, fileSize: Int(st.st_size)) }
+    }
+
+    /// Drops the confirmed bytes a data file of `fileSize` bytes can not hold.
+    func dropPastEnd(_ r: CachedResource, fileSize: Int) {
+        guard let end = r.confirmed.ranges.last?.upperBound, fileSize < end else { return }
+        // The block the file now ends in is incomplete too, unless it is the resource's last.
+        let cut = fileSize == r.meta.length ? fileSize : CacheStore.blocks.floor(fileSize)
+        dropDamaged(r, cut..<Int.max, reason: "data file truncated")
     }
 
     /// Checks the blocks of `range` that were read back from the index and not yet checked in this

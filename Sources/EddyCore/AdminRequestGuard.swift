@@ -83,7 +83,6 @@ public struct AdminRequestGuard: Sendable {
     /// A dotted IPv4 address or a bracketed IPv6 one.
     static func isIPLiteral(_ name: String) -> Bool {
         if name.hasPrefix("[") && name.hasSuffix("]") { return IPv6Address.parse(String(name.dropFirst().dropLast())) != nil }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil && !$0.isEmpty }
+        return AddressPolicy.parseIPv4(name) != nil
     }
 }

@@ -45,14 +45,19 @@ extension DownloadEngine {
         let found = homes.sync(units, by: \.url.description) { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { u -> (String, Int)? in
-                guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
-                let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
-                guard r.confirmed.contains(wanted) else { return nil }
+                guard let (r, wanted) = DownloadEngine.stored(u, on: h, now: now), r.confirmed.contains(wanted) else { return nil }
                 if pin && !r.pinned { h.store.setPinned(r, true) }
                 return (u.id, wanted.count)
             }
         }
         return Dictionary(found) { first, _ in first }
+    }
+
+    /// The stored resource of unit `u` and the bytes of it the unit wants, on its home `h`; nil
+    /// when nothing of known length is stored.
+    static func stored(_ u: DownloadPlan.Unit, on h: Home, now: Int) -> (CachedResource, Range<Int>)? {
+        guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+        return (r, u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len)
     }
 
     /// A live playlist heard from more than half its target duration ago: players would not be

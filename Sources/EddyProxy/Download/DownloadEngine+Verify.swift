@@ -32,8 +32,7 @@ extension DownloadEngine {
             let now = h.loop.wallClock()
             return mine.map { i, u -> (Int, CacheStore.Audit, Bool) in
                 // A resource read back from the index has its file opened (and checked) here.
-                guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return (i, .init(), false) }
-                let wanted = u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len
+                guard let (r, wanted) = DownloadEngine.stored(u, on: h, now: now) else { return (i, .init(), false) }
                 let audit = h.store.audit(r, wanted)
                 return (i, audit, r.confirmed.contains(wanted))
             }

@@ -42,8 +42,7 @@ struct OfflineResponder {
             var h = HTTPHeaders()
             h.set("Content-Type", OfflineResponder.mediaType(file.path))
             h.set("Cache-Control", "no-store")
-            h.set("Cache-Status", status.description)
-            request.send(status: 200, headers: h, extra: HTTPHeaders(), body: request.method == "HEAD" ? [] : Array(text.utf8))
+            request.send(status: 200, headers: h, extra: extra, body: request.method == "HEAD" ? [] : Array(text.utf8))
             return outcome
         }
         var responder = DownloadFileResponder(engine: engine, job: job, request: request, url: file.url) { [request] s, m in

@@ -19,13 +19,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        // RFC 8941/9651 Structured Field parsing (targeted cache-control fields, RFC 9213).
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.1.0"),
     ],
     targets: [
         .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
-        .target(name: "EddyCore"),
+        .target(name: "EddyCore", dependencies: [
+            .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+        ]),
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
         .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),

@@ -54,13 +54,13 @@ public struct CacheControl: Equatable, Sendable {
         return cc
     }
 
-    /// The directives eddy obeys for a response: those of the first targeted field present
+    /// The directives eddy obeys for a response: those of the first valid targeted field present
     /// (RFC 9213 section 2.2: a cache that recognises a targeted field ignores Cache-Control),
-    /// else Cache-Control. Targeted fields are Dictionary structured fields; their directives
-    /// parse with the same rules as Cache-Control's.
+    /// else Cache-Control. Targeted fields are Dictionary structured fields, parsed strictly; an
+    /// invalid one is ignored as if absent (`TargetedCacheControl`).
     public static func effective(_ headers: HTTPHeaders, targeted: [String]) -> CacheControl {
         for name in targeted {
-            if let v = headers.combined(name) { return parse(v) }
+            if let v = headers.combined(name), let cc = TargetedCacheControl.parse(v) { return cc }
         }
         return parse(headers.combined("Cache-Control"))
     }

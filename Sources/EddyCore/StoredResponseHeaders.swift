@@ -6,14 +6,15 @@
 public enum StoredResponseHeaders {
     /// `replayed` never holds the fields added here (`StoragePolicy.notReplayed`), so they are
     /// appended, not set. `status` is the stored status: only a 200 is served in ranges, so only
-    /// a 200 advertises them (an error answer must not, RFC 9110 section 14.3; REDbot flags it).
+    /// a 200 advertises them (an error answer must not, RFC 9110 section 14.3; REDbot flags it),
+    /// and not one replayed with the origin's own Content-Range, which is always sent whole.
     public static func compose(replayed: HTTPHeaders, status: Int = 200, contentType: String?, etag: String?, lastModified: String?,
                                via: String) -> HTTPHeaders {
         var h = replayed
         if let contentType { h.add("Content-Type", contentType) }
         if let etag { h.add("ETag", etag) }
         if let lastModified { h.add("Last-Modified", lastModified) }
-        if status == 200 { h.add("Accept-Ranges", "bytes") }
+        if status == 200 && replayed["Content-Range"] == nil { h.add("Accept-Ranges", "bytes") }
         h.add("Via", via)
         return h
     }

@@ -16,7 +16,9 @@ extension CacheExchange {
         let stored = services.responseHeaders(for: r)
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", services.age(r, now: services.loop.wallClock()))
-        if m.status != 200 {
+        // A 200 that came with a Content-Range of its own is replayed whole with it: a range cut
+        // from it would carry two (RFC 9110 section 14.2 lets a server ignore Range).
+        if m.status != 200 || m.headers["Content-Range"] != nil {
             respondWhole(r, stored: stored, extra: extra)
             return
         }

@@ -60,7 +60,7 @@ extension CacheExchange {
     private func snapshotsForPlainHit(fields: HTTPHeaders) -> HitSnapshots? {
         guard let snapshots = services.hitSnapshots, key == base, !isHead,
               HitSnapshots.eligible(method: request.method, headers: request.headers),
-              cacheStatus == plainHit, !revalidateWhenDone, fields["Vary"] == nil else { return nil }
+              cacheStatus == plainHit, !revalidateWhenDone, fields["Vary"] == nil, fields["Content-Range"] == nil else { return nil }
         return snapshots
     }
 

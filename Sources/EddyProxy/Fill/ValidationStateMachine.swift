@@ -186,10 +186,14 @@ struct ValidationStateMachine {
         }
     }
 
-    /// A 206 stores part of the 200 representation; any other status is stored as it is.
+    /// A 206 stores part of the 200 representation; any other status is stored as it is. A 200's
+    /// own Content-Range (meaningless there, RFC 9110 section 14.4, but the origin's) is kept and
+    /// replayed; such a response is then always sent whole (`CacheExchange.respond`).
     private func meta(_ status: Int, _ headers: HTTPHeaders, length: Int?, now: Int) -> ResourceMeta {
-        ResourceMeta(length: length, etag: headers["ETag"], lastModified: headers["Last-Modified"],
-                     contentType: headers["Content-Type"], headers: StoragePolicy.replayed(headers), storedAt: now,
-                     status: status == 206 ? 200 : status)
+        var replayed = StoragePolicy.replayed(headers)
+        if status == 200, let cr = headers["Content-Range"] { replayed.add("Content-Range", cr) }
+        return ResourceMeta(length: length, etag: headers["ETag"], lastModified: headers["Last-Modified"],
+                            contentType: headers["Content-Type"], headers: replayed, storedAt: now,
+                            status: status == 206 ? 200 : status)
     }
 }

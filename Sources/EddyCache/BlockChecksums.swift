@@ -40,15 +40,17 @@ public struct BlockChecksums {
         }
     }
 
-    /// The checksums of the blocks in `range` (block-aligned, as confirmed), removing them; a short
-    /// last block ending at `range.upperBound` counts when it was written whole.
-    public mutating func take(_ range: Range<Int>) -> [Int: UInt32] {
+    /// The checksums of the whole blocks in `range` (as confirmed), removing them; a short last
+    /// block ending at `range.upperBound` counts when it was written whole and ends the resource
+    /// (`length`): a span that stops inside a block is confirmed without one, as its block's
+    /// checksum would cover bytes another response may add later.
+    public mutating func take(_ range: Range<Int>, length: Int?) -> [Int: UInt32] {
         guard !range.isEmpty else { return [:] }
         var out: [Int: UInt32] = [:]
         for b in CacheStore.blocks.blocks(touching: range) {
             if let c = completed.removeValue(forKey: b) {
                 out[b] = c
-            } else if b == block, whole, next == range.upperBound {
+            } else if b == block, whole, next == range.upperBound, range.upperBound == length {
                 out[b] = crc
             }
         }

@@ -15,7 +15,9 @@ public enum RangeResponseCheck {
         public let completeLength: Int
     }
 
-    /// Returns the verified span, or a reason to reject the response.
+    /// Returns the verified span, or a reason to reject the response: a Content-Range that is
+    /// invalid, contradicts the stored length or the body's own length, or does not hold the
+    /// first byte asked for.
     public static func verify(asked: Asked, contentRange: String?, contentLength: Int?, knownLength: Int?) -> Result<Verified, RejectReason> {
         guard let cr = contentRange.flatMap(ContentRange.parse), let span = cr.span else {
             return .failure(RejectReason("206 without a valid Content-Range"))
@@ -27,16 +29,21 @@ public enum RangeResponseCheck {
         if let contentLength, contentLength != span.count {
             return .failure(RejectReason("Content-Length \(contentLength) does not match Content-Range \(span.first)-\(span.last)"))
         }
+        // The first byte eddy needs: an answer that holds it makes progress. RFC 9110 section
+        // 15.3.7 lets a server send other ranges than those asked for; a consistent one (the
+        // checks above) that holds this byte is stored as it came, whatever its extent.
+        let wanted: Int
         switch asked {
-        case let .span(first, last):
-            let expectedLast = Swift.min(last ?? (complete - 1), complete - 1)
-            guard span.first == first, span.last == expectedLast else {
-                return .failure(RejectReason("asked \(first)-\(last.map(String.init) ?? ""), got \(span.first)-\(span.last)/\(complete)"))
+        case let .span(first, _): wanted = first
+        case let .suffix(n): wanted = Swift.max(0, complete - n)
+        }
+        guard span.first <= wanted, span.last >= wanted else {
+            let what: String
+            switch asked {
+            case let .span(first, last): what = "\(first)-\(last.map(String.init) ?? "")"
+            case let .suffix(n): what = "-\(n)"
             }
-        case let .suffix(n):
-            guard span.last == complete - 1, span.first == Swift.max(0, complete - n) else {
-                return .failure(RejectReason("asked -\(n), got \(span.first)-\(span.last)/\(complete)"))
-            }
+            return .failure(RejectReason("asked \(what), got \(span.first)-\(span.last)/\(complete)"))
         }
         return .success(Verified(span: span, completeLength: complete))
     }

@@ -50,7 +50,7 @@ public enum RequestFraming {
     }
 
     /// tchar (RFC 9110 section 5.6.2).
-    static func isTokenChar(_ c: UInt8) -> Bool {
+    public static func isTokenChar(_ c: UInt8) -> Bool {
         switch c {
         case 48...57, 65...90, 97...122: return true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),

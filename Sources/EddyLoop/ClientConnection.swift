@@ -23,6 +23,14 @@ final class ClientConnection {
     var closing = false
     /// Requests received on this connection.
     var requests = 0
+    /// The method and target of the request now arriving, when evhttp does not know the method
+    /// (see `HTTPServer+ExtensionMethods`).
+    var extensionLine: (method: String, target: String)?
+    /// An extension-method request waiting for its body: the request, the bytes still to come,
+    /// and since when it waits.
+    var pendingBody: (request: ServerRequest, remaining: Int, since: Double)?
+    /// The read event of such a body's bytes (`acceptExtension`).
+    var bodyEvent: OpaquePointer?
 
     init(bev: OpaquePointer, evcon: OpaquePointer, createdAt: Double) {
         self.bev = bev

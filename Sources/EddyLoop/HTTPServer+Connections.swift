@@ -26,20 +26,23 @@ extension HTTPServer {
             var evcon: UnsafeMutableRawPointer? = nil
             bufferevent_getcb(bev, nil, nil, nil, &evcon)
             guard let evcon, let server = HTTPServer.server(of: OpaquePointer(evcon)) else { return }
-            server.bytesArrived(bev, evcon: OpaquePointer(evcon))
+            server.bytesArrived(bev, evcon: OpaquePointer(evcon), startsRequest: info.pointee.orig_size == 0)
         }, UnsafeMutableRawPointer(bev))
         return bev
     }
 
     /// Bytes arrived on a connection: adopt it on the first, and start its header clock when no
-    /// request is being answered.
-    func bytesArrived(_ bev: OpaquePointer, evcon: OpaquePointer) {
+    /// request is being answered. `startsRequest`: the input buffer was empty, so unless a body is
+    /// being read these bytes begin a request (see `peekRequestLine`).
+    func bytesArrived(_ bev: OpaquePointer, evcon: OpaquePointer, startsRequest: Bool) {
         if let c = connections[evcon] {
             if !c.busy && c.headerStartedAt == nil { c.headerStartedAt = EventLoop.monotonic() }
+            if startsRequest { peekRequestLine(c) }
             return
         }
         let c = ClientConnection(bev: bev, evcon: evcon, createdAt: EventLoop.monotonic())
         connections[evcon] = c
+        peekRequestLine(c)
         budget?.opened()
         evhttp_connection_set_closecb(evcon, { conn, arg in
             guard let conn, let arg else { return }
@@ -49,6 +52,7 @@ extension HTTPServer {
 
     /// evhttp is freeing the connection: forget it before its memory goes.
     func connectionFreed(_ evcon: OpaquePointer) {
+        if let c = connections[evcon] { endBodyRead(c) }
         if connections.removeValue(forKey: evcon) != nil { budget?.closed() }
     }
 
@@ -98,6 +102,7 @@ extension HTTPServer {
         let now = EventLoop.monotonic()
         let timeout = Double(limits.headerTimeout)
         for c in connections.values where !c.closing {
+            expirePendingBody(c, now: now)
             // A response still draining to a slow client is not a slow request: bytes a client
             // sends meanwhile (a pipelined request) wait their turn.
             if let t = c.headerStartedAt, now - t > timeout, c.isIdle {

@@ -81,7 +81,7 @@ public final class HTTPServer {
         // Accept every method so eddy answers 405 itself with a reason (evhttp would answer 501).
         let all = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue | EVHTTP_REQ_PUT.rawValue
             | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue | EVHTTP_REQ_TRACE.rawValue
-            | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
+            | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue | HTTPServer.unknownMethodBit
         evhttp_set_allowed_methods(h, UInt16(all))
         let me = Unmanaged.passUnretained(self).toOpaque()
         evhttp_set_gencb(h, { req, arg in
@@ -167,6 +167,7 @@ public final class HTTPServer {
             request.sendError(414, "request-target longer than \(limits.maxURILength) bytes")
             return
         }
+        if request.method == "UNKNOWN" { return acceptExtension(request, connection: connection) }
         handler(request)
     }
 

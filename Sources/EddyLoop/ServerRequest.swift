@@ -12,7 +12,8 @@ public final class ServerRequest: ClientRequest {
     let raw: OpaquePointer
     unowned let server: HTTPServer
     /// The method as sent (`GET`, `HEAD`, ...).
-    public let method: String
+    /// The method; an extension method evhttp could not name is set by `acceptExtension`.
+    public internal(set) var method: String
     /// The request-target as sent: origin-form path or absolute-form URL.
     public let uri: String
     /// Request header fields.

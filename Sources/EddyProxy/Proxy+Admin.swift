@@ -44,6 +44,12 @@ extension Proxy {
             h.set("X-Content-Type-Options", "nosniff")
             // The page loads only its own script and style, and talks only to this listener.
             h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+            let etag = EmbeddedFileTags.byPath[path]
+            if let etag { h.set("ETag", etag) }
+            if case .notModified = Preconditions.evaluate(headers: request.headers, etag: etag, lastModified: nil) {
+                h.remove("Content-Type")
+                return request.send(status: 304, headers: h, body: [])
+            }
             return request.send(status: 200, headers: h, body: request.method == "HEAD" ? [] : Array(file.text.utf8))
         }
         if let token = config.adminToken, !token.isEmpty, !AdminAccess.allows(authorization: request.headers["Authorization"], token: token) {

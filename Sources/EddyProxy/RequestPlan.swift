@@ -40,7 +40,8 @@ enum RequestPlan {
     }
 
     /// Methods eddy does not pass on: TRACE (a proxy that reflects requests
-    /// would echo credentials to scripts), and any evhttp could not name.
+    /// would echo credentials to scripts), and any eddy could not name (`acceptExtension`
+    /// answers those before they get here).
     static func methodRefusal(_ method: String) -> (status: Int, reason: String)? {
         switch method {
         case "TRACE": return (405, "TRACE is not supported")

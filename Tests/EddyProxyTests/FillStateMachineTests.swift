@@ -74,11 +74,31 @@ final class FillStateMachineTests: XCTestCase {
         XCTAssertEqual(m.end, 1000)
     }
 
-    func test_unalignedStart_itsFirstPartialBlockIsNeverConfirmed() {
-        var m = streaming(start: 150, end: 400)
+    /// Bytes from an unaligned start came whole from this response: confirmed with the first
+    /// block boundary passed; the span's own end inside a block is confirmed once it is done,
+    /// and not while the fill may still fail.
+    func test_unalignedStartAndEnd_areConfirmedFromTheSpan() {
+        var m = streaming(start: 150, end: 450)
         XCTAssertEqual(chunk(&m, 150), .write(count: 150))
-        XCTAssertEqual(m.written(150, length: 1000).confirm, 200..<300)
-        XCTAssertEqual(m.unconfirmedWindow, 300..<300)
+        XCTAssertEqual(m.written(150, length: 1000).confirm, 150..<300)
+        XCTAssertEqual(chunk(&m, 120), .write(count: 120))
+        XCTAssertEqual(m.written(120, length: 1000).confirm, 300..<400)
+        XCTAssertEqual(m.unconfirmedWindow, 400..<420)
+        XCTAssertEqual(chunk(&m, 100), .write(count: 30))
+        let (confirm, done) = m.written(30, length: 1000)
+        XCTAssertEqual(confirm, 400..<450)
+        XCTAssertTrue(done)
+    }
+
+    /// An origin's 206 for a shorter extent than asked (RFC 9110 section 15.3.7) ends the span there.
+    func test_aShorterExtent_endsTheSpanWhereItEnds() {
+        var m = FillStateMachine(start: 0, end: 1000, blocks: blocks)
+        m.headVerified(bodyStart: 0, isFull: false, bodyEnd: 5)
+        XCTAssertEqual(m.end, 5)
+        XCTAssertEqual(chunk(&m, 5, length: 10), .write(count: 5))
+        let (confirm, done) = m.written(5, length: 10)
+        XCTAssertEqual(confirm, 0..<5)
+        XCTAssertTrue(done)
     }
 
     func test_shortLastBlock_isConfirmedAtTheLength() {

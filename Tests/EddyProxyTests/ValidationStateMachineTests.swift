@@ -71,7 +71,7 @@ final class ValidationStateMachineTests: XCTestCase {
         let a = d.headArrived(status: 206, headers: headers([("Content-Range", "bytes 900-999/1000"), ("ETag", "\"a\"")]),
                               contentLength: 100, now: 1)
         guard case let .store(_, body) = a else { return XCTFail("\(a)") }
-        XCTAssertEqual(body, .init(start: 900, length: 1000, isFull: false, openEnded: true))
+        XCTAssertEqual(body, .init(start: 900, length: 1000, isFull: false, openEnded: true, end: 1000))
     }
 
     func test_aBad206_isRejected() {
@@ -109,7 +109,7 @@ final class ValidationStateMachineTests: XCTestCase {
                               contentLength: 100, now: 900)
         guard case let .sameVersion(refreshed, body) = a else { return XCTFail("\(a)") }
         XCTAssertEqual(refreshed?.storedAt, 900)
-        XCTAssertEqual(body, .init(start: 0, length: 1000, isFull: false, openEnded: false))
+        XCTAssertEqual(body, .init(start: 0, length: 1000, isFull: false, openEnded: false, end: 100))
         var range = ValidationStateMachine(kind: .range, asked: .span(first: 0, last: 99), stored: stored())
         guard case .sameVersion(nil, _) = range.headArrived(status: 206, headers: headers([("Content-Range", "bytes 0-99/1000"), ("ETag", "\"v1\"")]),
                                                             contentLength: 100, now: 900) else { return XCTFail() }

@@ -173,11 +173,13 @@ struct ResourceStateMachine {
         return .startFill(first: first, last: last, shorten: shorten, isResume: isResume)
     }
 
-    /// A new fill's span: from the block holding `offset` up to the next stored byte, the next
-    /// fill's start, `end` or the resource's end, whichever comes first; and the running fills
-    /// heading through that block, which stop at its start instead of fetching the same bytes.
+    /// A new fill's span: from the block holding `offset` (past what that block already holds
+    /// before `offset`: a span an earlier response stopped inside it) up to the next stored byte,
+    /// the next fill's start, `end` or the resource's end, whichever comes first; and the running
+    /// fills heading through that block, which stop at its start instead of fetching the same bytes.
     func span(at offset: Int, end: Int, length: Int?, confirmed: ByteRangeSet, fills: [Fill]) -> (first: Int, last: Int?, shorten: [Int]) {
-        let first = blocks.floor(offset)
+        var first = blocks.floor(offset)
+        if first < offset, confirmed.contains(first) { first = Swift.min(offset, first + confirmed.contiguousLength(from: first)) }
         var last: Int? = end == Int.max ? nil : blocks.lastByte(ofBlockHolding: end - 1)
         if let next = confirmed.nextStored(from: offset) { last = Swift.min(last ?? Int.max, next - 1) }
         let active = fills.filter { $0.machine.state.isActive }

@@ -24,7 +24,11 @@ extension CacheExchange {
         }
         switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
-            finishWhole(status: 304, headers: stored.headers.appending(extra).withoutBodyFields())
+            var headers = stored.headers.appending(extra).forNotModified()
+            // A playlist's answer is rewritten by eddy and names no ETag (`Playlists.response`);
+            // its 304 must not hand the client the origin's.
+            if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url) { headers.remove("ETag") }
+            finishWhole(status: 304, headers: headers)
             return
         case .preconditionFailed:
             finishWhole(status: 412, headers: stored.headers.appending(extra).withoutBodyFields())

@@ -135,6 +135,7 @@ final class CacheExchange {
             start(fill)
         case .discover:
             let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
+            fill.keepsSpan = isHead
             coordinators.discovering[key] = fill
             start(fill)
         }
@@ -340,6 +341,14 @@ extension HTTPHeaders {
     func withoutBodyFields() -> HTTPHeaders {
         var h = self
         for n in ["Content-Length", "Content-Range", "Content-Encoding"] { h.remove(n) }
+        return h
+    }
+
+    /// The fields of a 304: no representation metadata beyond the validators and the caching
+    /// fields, as RFC 9110 section 15.4.5 asks (REDbot flags Content-Type there).
+    func forNotModified() -> HTTPHeaders {
+        var h = withoutBodyFields()
+        for n in ["Content-Type", "Content-Language", "Accept-Ranges"] { h.remove(n) }
         return h
     }
 }

@@ -104,7 +104,7 @@ extension FillSession {
         resource = r
         version = r.version
         let isFull = body.isFull
-        machine.headVerified(bodyStart: body.start, isFull: isFull)
+        machine.headVerified(bodyStart: body.start, isFull: isFull, bodyEnd: body.end)
         let c = coordinators.of(r)
         c.noteOriginAnswer(at: startedAt)
         c.machine.stalledAt = nil // the origin answers again

@@ -60,6 +60,9 @@ final class FillSession {
     var requestedAt = 0
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     var isPrefetch = false
+    /// A HEAD's discovery: the first block it asked for is stored even though no response reads
+    /// it, so the GET that follows a HEAD does not fetch those bytes again.
+    var keepsSpan = false
     /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
     var paused = false
     /// True once a pass-through response took the transfer over.
@@ -153,7 +156,7 @@ final class FillSession {
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
         let c = coordinators.of(r)
         let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
-                                          isPrefetch: false, throttled: c.shouldThrottle())
+                                          isPrefetch: keepsSpan, throttled: c.shouldThrottle())
         switch action {
         case .pause:
             // The cache is full of bytes responses still need and nobody waits on this fill:
@@ -177,7 +180,7 @@ final class FillSession {
             }
             checksums.add(chunk, at: cursor)
             let (confirm, done) = machine.written(count, length: r.meta.length)
-            if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm)) }
+            if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm, length: r.meta.length)) }
             c.wake()
             if done {
                 finish(r)
@@ -218,7 +221,7 @@ final class FillSession {
                 var m = r.meta
                 m.length = learned
                 coordinators.cache.refresh(r, meta: m)
-                if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm)) }
+                if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm, length: learned)) }
             }
         }
         recordDuration()

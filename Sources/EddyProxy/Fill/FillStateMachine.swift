@@ -42,14 +42,16 @@ struct FillStateMachine {
     }
 
     /// The origin's head was checked: the body starts at `bodyStart`. `isFull` when the origin
-    /// answered 200 to a Range request: the whole body from byte 0, to its end.
-    mutating func headVerified(bodyStart: Int, isFull: Bool) {
+    /// answered 200 to a Range request: the whole body from byte 0, to its end. `bodyEnd`: where
+    /// a 206's extent ends, which may be short of what was asked (RFC 9110 section 15.3.7).
+    mutating func headVerified(bodyStart: Int, isFull: Bool, bodyEnd: Int? = nil) {
         state = .streaming
         start = bodyStart
         dataStart = bodyStart
         cursor = bodyStart
         confirmedUpTo = 0
         if isFull { end = nil }
+        if let bodyEnd { end = Swift.min(end ?? bodyEnd, bodyEnd) }
     }
 
     /// The span asked for turned out open-ended (a suffix range).
@@ -74,13 +76,13 @@ struct FillStateMachine {
         return .write(count: n)
     }
 
-    /// `count` bytes were written at `cursor`. Returns the whole blocks (and the short last block at
-    /// `length`) completed since the last confirmation, and whether the wanted span is complete.
+    /// `count` bytes were written at `cursor`. Returns the bytes confirmable since the last
+    /// confirmation (see `newlyConfirmable`), and whether the wanted span is complete.
     /// Blocks confirmed before are never returned again: they may have been evicted meanwhile.
     mutating func written(_ count: Int, length: Int?) -> (confirm: Range<Int>?, done: Bool) {
         cursor += count
-        let confirm = newlyConfirmable(length: length)
-        return (confirm, end.map { cursor >= $0 } ?? false)
+        let done = end.map { cursor >= $0 } ?? false
+        return (newlyConfirmable(length: length, spanEnded: done), done)
     }
 
     /// The transfer ended without an error.
@@ -114,11 +116,15 @@ struct FillStateMachine {
     mutating func finish() { if state.isActive { state = .finished } }
     mutating func fail(_ reason: String) { if state.isActive { state = .failed(reason) } }
 
-    private mutating func newlyConfirmable(length: Int?) -> Range<Int>? {
-        let whole = blocks.wholeBlocks(in: dataStart..<cursor, length: length)
-        let lo = Swift.max(whole.lowerBound, confirmedUpTo)
-        guard whole.upperBound > lo else { return nil }
-        confirmedUpTo = whole.upperBound
-        return lo..<whole.upperBound
+    /// Everything written from `dataStart` came whole from this response, so it is confirmed up to
+    /// the last block boundary the cursor passed, or the resource's end; and, once the span is
+    /// done, up to the cursor: a span may start or stop inside a block (a suffix, another fill's
+    /// start, the extent an origin chose to send), and those bytes are kept, not fetched again.
+    private mutating func newlyConfirmable(length: Int?, spanEnded: Bool = false) -> Range<Int>? {
+        let hi = spanEnded || cursor == length ? cursor : blocks.floor(cursor)
+        let lo = Swift.max(dataStart, confirmedUpTo)
+        guard hi > lo else { return nil }
+        confirmedUpTo = hi
+        return lo..<hi
     }
 }

@@ -48,6 +48,9 @@ struct ValidationStateMachine {
         let isFull: Bool
         /// A suffix range turned out to start at `start` and run to the end.
         let openEnded: Bool
+        /// Where a 206's extent ends (exclusive): it may stop short of what was asked
+        /// (`RangeResponseCheck`); nil for a whole body.
+        var end: Int? = nil
     }
 
     /// What the head means.
@@ -178,8 +181,8 @@ struct ValidationStateMachine {
                                          knownLength: kind == .revalidation ? nil : stored?.length) {
         case let .success(v):
             var suffix = false
-            if case .suffix = asked { suffix = true }
-            return Body(start: v.span.first, length: v.completeLength, isFull: false, openEnded: suffix)
+            if case .suffix = asked { suffix = v.span.last == v.completeLength - 1 }
+            return Body(start: v.span.first, length: v.completeLength, isFull: false, openEnded: suffix, end: v.span.last + 1)
         case let .failure(reason):
             lastFailure = "bad 206: \(reason)"
             return nil

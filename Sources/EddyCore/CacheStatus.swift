@@ -3,6 +3,8 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
     /// Why the cache forwarded (RFC 9211 section 2.2), nil for a hit.
     public enum Forward: String, Sendable {
         case uriMiss = "uri-miss"
+        /// Stored responses for the URL vary, and none matches this request's fields.
+        case varyMiss = "vary-miss"
         case miss
         case partial
         case stale

@@ -99,7 +99,7 @@ extension Home {
         let kind: String?
         switch cacheStatus.forward {
         case nil: metrics.hits += 1; kind = "hit"
-        case .miss?, .uriMiss?: metrics.misses += 1; kind = "miss"
+        case .miss?, .uriMiss?, .varyMiss?: metrics.misses += 1; kind = "miss"
         case .partial?, .stale?: metrics.partials += 1; kind = "partial"
         default: kind = nil
         }

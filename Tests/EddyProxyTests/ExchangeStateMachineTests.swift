@@ -13,6 +13,24 @@ final class ExchangeStateMachineTests: XCTestCase {
         return m
     }
 
+    /// RFC 9211 section 2.2: a URL whose stored responses vary, none matching, is `vary-miss`; a
+    /// response that looks up its variant again after the head it waited for stays the miss it was.
+    func test_cacheStatus_ofVariants() {
+        var varyMiss = ExchangeStateMachine()
+        varyMiss.lookedUp(.discover, variant: true)
+        varyMiss.headPlanned(covered: true)
+        XCTAssertEqual(varyMiss.cacheStatus.description, "eddy; fwd=vary-miss; stored")
+        var first = ExchangeStateMachine()
+        first.lookedUp(.discover)
+        first.lookedUp(.hit, variant: true, again: true)
+        first.headPlanned(covered: false)
+        XCTAssertEqual(first.cacheStatus.forward, .uriMiss)
+        var joined = ExchangeStateMachine()
+        joined.lookedUp(.joinDiscovery)
+        joined.lookedUp(.discover, variant: true, again: true)
+        XCTAssertEqual(joined.cacheStatus.forward, .varyMiss, "another variant: fetched for this request")
+    }
+
     func test_aVersionChangeInMidResponse_cutsItOff() {
         let m = streaming(version: 3)
         XCTAssertNil(m.versionCheck(current: 3))

@@ -109,8 +109,11 @@ def varying(fields, body):
 def test_vary_new_variant_costs_one_request(ed, so, case, fields, first, second):
     path = "/" + case
     so.script(path, varying(fields, "first"), varying(fields, "second"))
-    assert get(ed, path, first)[2] == b"first"
-    assert get(ed, path, second)[2] == b"second"
+    _, h1, b1 = get(ed, path, first)
+    _, h2, b2 = get(ed, path, second)
+    assert (b1, b2) == (b"first", b"second")
+    # RFC 9211 section 2.2: a new URL is uri-miss; a stored URL whose variants do not match, vary-miss.
+    assert "fwd=uri-miss" in h1["cache-status"] and "fwd=vary-miss" in h2["cache-status"], (h1, h2)
     assert len(so.seen(path)) == 2, [r["headers"].get("range") for r in so.seen(path)]
     assert get(ed, path, first)[2] == b"first" and get(ed, path, second)[2] == b"second"
     assert len(so.seen(path)) == 2

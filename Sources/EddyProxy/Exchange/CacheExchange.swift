@@ -114,7 +114,7 @@ final class CacheExchange {
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.discovering[key] != nil,
                                                    staleWhileRevalidate: swr)
-        machine.lookedUp(lookup)
+        machine.lookedUp(lookup, variant: resolved != base, again: reresolved > 0)
         switch lookup {
         case .hit:
             resourceReady()

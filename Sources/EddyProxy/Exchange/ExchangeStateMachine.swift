@@ -29,7 +29,15 @@ struct ExchangeStateMachine {
     var isStreaming: Bool { state == .streaming || state == .streamingPlaylist }
 
     /// The lookup's outcome sets what `Cache-Status` reports unless bytes turn out missing.
-    mutating func lookedUp(_ lookup: ValidationStateMachine.Lookup) {
+    /// `variant`: the URL has stored responses that vary, and this request selected one by its
+    /// fields (RFC 9111 section 4.1). `again`: the response looks up once more, as the head it
+    /// waited for named fields it varies on; what the first lookup found stays the story
+    /// (the head the response waited for was fetched for it: still a miss, not a hit).
+    mutating func lookedUp(_ lookup: ValidationStateMachine.Lookup, variant: Bool = false, again: Bool = false) {
+        if again, let f = cacheStatus.forward, f == .uriMiss || f == .varyMiss || f == .miss {
+            if case .discover = lookup, variant { cacheStatus.forward = .varyMiss }
+            return
+        }
         switch lookup {
         case .hit: cacheStatus.forward = nil
         case .serveStaleWhileRevalidating:
@@ -37,7 +45,7 @@ struct ExchangeStateMachine {
             cacheStatus.detail = "stale-while-revalidate"
         case .joinRevalidation, .revalidate: cacheStatus.forward = .stale
         case .joinDiscovery: cacheStatus.forward = .miss
-        case .discover: cacheStatus.forward = .uriMiss
+        case .discover: cacheStatus.forward = variant ? .varyMiss : .uriMiss
         }
     }
 
@@ -59,7 +67,7 @@ struct ExchangeStateMachine {
     /// The head is about to go out; `covered` when every byte asked for is stored. A response the
     /// origin was asked to validate stays `fwd=stale` (RFC 9211 section 2.2), a new URL `uri-miss`.
     mutating func headPlanned(covered: Bool) {
-        if covered && cacheStatus.forward != .uriMiss && cacheStatus.forward != .stale {
+        if covered && cacheStatus.forward != .uriMiss && cacheStatus.forward != .varyMiss && cacheStatus.forward != .stale {
             cacheStatus.forward = nil // every byte asked for is on disk: a hit
         } else if cacheStatus.forward == nil || cacheStatus.forward == .stale {
             cacheStatus.forward = cacheStatus.forward ?? .partial
@@ -68,7 +76,9 @@ struct ExchangeStateMachine {
     }
 
     /// A 416: nothing was fetched for it, unless the URL was new.
-    mutating func rangeNotSatisfiable() { cacheStatus.forward = cacheStatus.forward == .uriMiss ? .uriMiss : nil }
+    mutating func rangeNotSatisfiable() {
+        if cacheStatus.forward != .uriMiss && cacheStatus.forward != .varyMiss { cacheStatus.forward = nil }
+    }
 
 
     /// A playlist waits for missing bytes.

@@ -145,12 +145,14 @@ final class ResourceCoordinator {
     }
 
     private func advanceFetchOnly() {
-        let (done, needing) = machine.advanceFetchOnly(confirmed: resource.confirmed, length: resource.meta.length)
+        let (done, needing, moved) = machine.advanceFetchOnly(confirmed: resource.confirmed, length: resource.meta.length)
         for id in done {
             let t = tickets.removeValue(forKey: id)
             t?.report(.done)
             t?.close()
         }
+        // Progress, pushed: a download hears of its bytes as they are confirmed, not by asking.
+        for id in moved { if let t = tickets[id] { t.report(.available(upTo: machine.position(of: id))) } }
         for id in needing { if let t = tickets[id], t.retryTimer == nil { need(t) } }
     }
 

@@ -216,8 +216,8 @@ struct ResourceStateMachine {
 
     /// Fetch-only tickets moved past the confirmed bytes at their position: those now complete
     /// (closed here, to be told `.done`), and those still needing bytes (to be asked `need`).
-    mutating func advanceFetchOnly(confirmed: ByteRangeSet, length: Int?) -> (done: [Int], needing: [Int]) {
-        var done: [Int] = [], needing: [Int] = []
+    mutating func advanceFetchOnly(confirmed: ByteRangeSet, length: Int?) -> (done: [Int], needing: [Int], moved: [Int]) {
+        var done: [Int] = [], needing: [Int] = [], moved: [Int] = []
         for (id, t) in tickets where t.fetchOnly {
             let pos = t.position + confirmed.contiguousLength(from: t.position)
             if pos > t.position { advance(id, to: pos) }
@@ -226,8 +226,9 @@ struct ResourceStateMachine {
                 close(id)
             } else {
                 needing.append(id)
+                if pos > t.position { moved.append(id) }
             }
         }
-        return (done, needing)
+        return (done, needing, moved)
     }
 }

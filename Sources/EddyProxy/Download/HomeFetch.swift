@@ -58,6 +58,9 @@ final class HomeFetch {
                 let result = HomeFetch.settle(outcome, on: home, options: options)
                 if main.isCurrent { self?.report(result) } else { main.mailbox.post { self?.report(result) } }
             }
+            f.onProgress = { [weak self] bytes in
+                if main.isCurrent { self?.confirmedBytes = bytes } else { main.mailbox.post { self?.confirmedBytes = bytes } }
+            }
             self.fetch = f
             f.start()
         }
@@ -86,10 +89,9 @@ final class HomeFetch {
         }
     }
 
-    /// Bytes of the wanted range confirmed so far, for live progress (asked of the home).
-    var confirmedBytes: Int {
-        homes.sync(on: home) { [self] _ in fetch?.confirmedBytes ?? 0 }
-    }
+    /// Bytes of the wanted range confirmed so far, for live progress: pushed from the home as
+    /// blocks are confirmed (main loop).
+    private(set) var confirmedBytes = 0
 
     private func report(_ outcome: Outcome) {
         guard isWaiting, let f = onDone else { return }

@@ -35,6 +35,9 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
     private var keepAlive: ResourceFetch?
     /// When the fetch started (monotonic), for the job's log.
     let startedAt = EventLoop.monotonic()
+    /// Told the wanted bytes confirmed so far each time more are (on the loop thread).
+    var onProgress: ((Int) -> Void)?
+    private var reportedBytes = -1
 
     var isWaiting: Bool { !done }
 
@@ -132,12 +135,6 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         keepAlive = nil
     }
 
-    /// Bytes of the wanted range confirmed so far, for live progress.
-    var confirmedBytes: Int {
-        guard let t = ticket else { return 0 }
-        return range.map { t.resource.confirmed.intersection($0).count } ?? t.resource.confirmed.count
-    }
-
     func headArrived(_ outcome: HeadOutcome) {
         guard !done else { return }
         let head = fill?.head
@@ -161,7 +158,14 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
     func ticket(_ ticket: Ticket, reports event: TicketEvent) {
         guard !done else { return }
         switch event {
-        case .available: break
+        case .available:
+            // From the ticket reporting: this may come while it is being opened, before `ticket` is set.
+            let held = ticket.resource.confirmed
+            let bytes = range.map { held.intersection($0).count } ?? held.count
+            if bytes != reportedBytes {
+                reportedBytes = bytes
+                onProgress?(bytes)
+            }
         case .done:
             let r = ticket.resource
             ticket.close()

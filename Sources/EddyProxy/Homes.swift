@@ -46,6 +46,53 @@ final class Homes: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on `key`'s home and hands its result to `done` on the main loop, where the
+    /// download engine and the admin API live: a round trip through two mailboxes, and nothing
+    /// waits (at once when the home is the main loop).
+    func ask<T>(onHomeOf key: String, _ body: @escaping (Home) -> T, then done: @escaping (T) -> Void) {
+        ask(on: home(of: key), body, then: done)
+    }
+
+    /// Runs `body` on `home`, then `done` with its result on the main loop (see `ask(onHomeOf:)`).
+    func ask<T>(on home: Home, _ body: @escaping (Home) -> T, then done: @escaping (T) -> Void) {
+        if home.isCurrent { return done(body(home)) }
+        let main = all[0]
+        precondition(main.isCurrent, "homes are asked from the main loop")
+        home.mailbox.post {
+            let v = body(home)
+            main.mailbox.post { done(v) }
+        }
+    }
+
+    /// Runs `body` on the homes of `items` (by `key`), once per home with the items it is home to,
+    /// then `done` on the main loop with what they all returned, once every home has answered.
+    func ask<Item, T>(_ items: [Item], by key: (Item) -> String, _ body: @escaping (Home, [Item]) -> [T],
+                      then done: @escaping ([T]) -> Void) {
+        let groups = Dictionary(grouping: items) { home(of: key($0)).index }
+        guard !groups.isEmpty else { return done([]) }
+        var results: [T] = [], left = groups.count
+        for (index, mine) in groups {
+            ask(on: all[index], { body($0, mine) }) { r in
+                results += r
+                left -= 1
+                if left == 0 { done(results) }
+            }
+        }
+    }
+
+    /// Runs `body` on every home, then `done` on the main loop with their results in home order
+    /// (the main loop's first).
+    func askAll<T>(_ body: @escaping (Home) -> T, then done: @escaping ([T]) -> Void) {
+        var results = [T?](repeating: nil, count: all.count), left = all.count
+        for h in all {
+            ask(on: h, body) { v in
+                results[h.index] = v
+                left -= 1
+                if left == 0 { done(results.map { $0! }) }
+            }
+        }
+    }
+
     /// Runs `body` on `key`'s home and returns its result, waiting for it. Only the main loop
     /// waits (the download engine and the admin API live there) and no home ever waits on
     /// another, so no two loops can wait on each other. A home that has stopped turning (the

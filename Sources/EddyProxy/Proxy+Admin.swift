@@ -63,9 +63,9 @@ extension Proxy {
             return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()))
         }
         if isStream {
-            return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot() }.start()
+            return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot(then: $0) }.start()
         }
-        if path == "/api/fills" { return AdminJSON.send(request, 200, ["fills": fillInfos()]) }
+        if path == "/api/fills" { return fillInfos { AdminJSON.send(request, 200, ["fills": $0]) } }
         if resourcesAPI.handle(request) { return }
         if path.hasPrefix("/api/") {
             guard let downloads else { return AdminJSON.error(request, 503, "downloads need a usable cache directory") }
@@ -75,27 +75,34 @@ extension Proxy {
     }
 
     /// The fills in flight on every loop, each described on its home: by loop, then by id.
-    private func fillInfos() -> [FillInfo] {
+    private func fillInfos(then done: @escaping ([FillInfo]) -> Void) {
         let now = EventLoop.monotonic()
-        return homes.gather { h in h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) } }.flatMap { $0 }
+        homes.askAll({ h in h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) } },
+                     then: { done($0.flatMap { $0 }) })
     }
 
-    private func dashboardSnapshot() -> DashboardSnapshot {
+    private func dashboardSnapshot(then done: @escaping (DashboardSnapshot) -> Void) {
         // Resources with a fill running come first, then the most recently used (each home's).
-        let perHome = homes.gather { h -> (filling: [ResourceInfo], recent: [ResourceInfo]) in
-            (h.coordinators.liveFills.values.compactMap(\.resource).map(ResourceInfo.init), h.store.recentlyUsed(limit: 12).map(ResourceInfo.init))
-        }
-        let recent = perHome.flatMap(\.recent).sorted { ($0.summary.lastAccess, $0.summary.key) > ($1.summary.lastAccess, $1.summary.key) }
-        var seen = Set<String>(), busiest: [ResourceInfo] = []
-        for r in perHome.flatMap(\.filling) + recent where seen.insert(r.summary.key).inserted && busiest.count < 8 { busiest.append(r) }
-        return DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()),
-                                 downloads: downloads.map { api in api.engine.jobs.map { api.info($0) } } ?? [],
-                                 resources: busiest, fills: fillInfos())
+        let now = EventLoop.monotonic()
+        homes.askAll({ h -> (filling: [ResourceInfo], recent: [ResourceInfo], fills: [FillInfo]) in
+            (h.coordinators.liveFills.values.compactMap(\.resource).map(ResourceInfo.init), h.store.recentlyUsed(limit: 12).map(ResourceInfo.init),
+             h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) })
+        }, then: { [self] perHome in
+            let recent = perHome.flatMap(\.recent).sorted { ($0.summary.lastAccess, $0.summary.key) > ($1.summary.lastAccess, $1.summary.key) }
+            var seen = Set<String>(), busiest: [ResourceInfo] = []
+            for r in perHome.flatMap(\.filling) + recent where seen.insert(r.summary.key).inserted && busiest.count < 8 { busiest.append(r) }
+            done(DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()),
+                                   downloads: downloads.map { api in api.engine.jobs.map { api.info($0) } } ?? [],
+                                   resources: busiest, fills: perHome.flatMap(\.fills)))
+        })
     }
 
     private func sendMetrics(_ request: ServerRequest) {
+        loopMetrics { [self] loops in sendMetrics(request, perLoop: loops.map(\.metrics), memory: loops.map(\.memory).reduce(0, +)) }
+    }
+
+    private func sendMetrics(_ request: ServerRequest, perLoop: [Metrics], memory: Int) {
         let listener = listenerCounters
-        let perLoop = loopMetrics
         let metrics = summed(perLoop)
         var text = metrics.render(gauges: [
             ("eddy_cache_bytes", "Confirmed bytes in the cache", store.totalBytes),
@@ -107,7 +114,7 @@ extension Proxy {
             ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", listener.shed),
             ("eddy_accept_failures_total", "accept() failures for lack of descriptors", listener.acceptFailures),
             ("eddy_event_loops", "Event loops serving clients (workers)", workers.count + 1),
-            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", homes.gather { $0.memory.used }.reduce(0, +)),
+            ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory),
             ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
         ])
         // How the kernel spread the clients over the loops' listeners.

@@ -56,9 +56,11 @@ extension Proxy {
         return c
     }
 
-    /// The counters of every loop, each copied on its loop (the main loop waits for them), so
-    /// that whatever a loop counted before the question is in the answer.
-    var loopMetrics: [Metrics] { homes.gather { $0.metrics.copy() } }
+    /// The counters of every loop, each copied on its loop, so that whatever a loop counted
+    /// before the question is in the answer; with the bytes each holds in memory.
+    func loopMetrics(then done: @escaping ([(metrics: Metrics, memory: Int)]) -> Void) {
+        homes.askAll({ ($0.metrics.copy(), $0.memory.used) }, then: done)
+    }
 
     /// The counters of loops (`loopMetrics`) together, with the per-minute windows and
     /// first-byte histograms every loop records into (`RequestStats`).

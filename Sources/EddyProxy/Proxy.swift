@@ -175,9 +175,13 @@ public final class Proxy {
         let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             // Every home's responses, counted on its loop now, and the replies this loop's
             // connections still wait for (those answered on another home come back here).
-            let idle = homes.gather { $0.responses.count }.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
-                && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
-            if idle || EventLoop.monotonic() > deadline { loop.stop() }
+            // Asked, not waited for: the deadline holds even if a home stopped answering.
+            if EventLoop.monotonic() > deadline { return loop.stop() }
+            homes.askAll({ $0.responses.count }, then: { [unowned self] counts in
+                let idle = counts.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
+                    && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
+                if idle { loop.stop() }
+            })
         }
         poll.schedule(after: 0.05)
         drainTimer = poll

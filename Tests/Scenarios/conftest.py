@@ -18,17 +18,34 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_port(port, proc=None, timeout=15):
+def wait_for(predicate, timeout, interval=0.05, what=None):
+    """Calls `predicate` every `interval` seconds until it returns something truthy, and returns
+    that: a test waits for the state it needs (a job completed, a line logged, a count published)
+    instead of sleeping for a guessed time. After `timeout` seconds (the predicate is asked once
+    more then) it raises AssertionError naming `what` it waited for (a string, or a function
+    giving one then) and the predicate's last value. Exceptions from the predicate propagate."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            if callable(what):
+                what = what()
+            raise AssertionError("waited %.1f s for %s; last value: %r" % (timeout, what or predicate, value))
+        time.sleep(interval)
+
+
+def wait_port(port, proc=None, timeout=15):
+    def listening():
         if proc is not None and proc.poll() is not None:
             raise RuntimeError("process exited with %s" % proc.returncode)
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                return True
         except OSError:
-            time.sleep(0.05)
-    raise TimeoutError("port %d did not open" % port)
+            return False
+    wait_for(listening, timeout, what="port %d to accept connections" % port)
 
 
 def stop_process(proc, timeout=10):
@@ -225,6 +242,8 @@ class Eddy:
             self.admin = free_port()
         self.logpath = os.path.join(self.base, "eddy-access.log")
         self.errpath = os.path.join(self.base, "eddy.err")
+        # Lines an eddy before this one wrote (access_log counts this one's).
+        self.log_lines_before = open(self.logpath).read().count("\n") if os.path.exists(self.logpath) else 0
         args = [EDDY, "serve", "--listen", f"127.0.0.1:{self.port}", "--cache-dir", self.cache,
                 "--origin", f"/n/=http://127.0.0.1:{self.nginx.port}", "--origin", f"/f/=http://127.0.0.1:{self.fault.port}",
                 "--access-log", self.logpath, "--admin", f"127.0.0.1:{self.admin}"] + self.extra
@@ -243,7 +262,7 @@ class Eddy:
             self.err.close()
             tail = open(self.errpath, errors="replace").read()[-2000:]
             raise RuntimeError("%s; eddy.err ends: %s" % (e, tail)) from None
-        except TimeoutError:
+        except AssertionError:  # wait_port's timeout
             stop_process(self.proc)
             raise
 
@@ -251,8 +270,14 @@ class Eddy:
     preexec = None
 
     def access_log(self):
-        """The access log's text, after eddy's periodic flush (every 0.5 s) has written it."""
-        time.sleep(0.6)
+        """The access log's text once it holds a line for every request this eddy counted (it
+        writes them at each periodic flush, every 0.5 s, and at exit)."""
+        def written():
+            if self.proc.poll() is not None:
+                return True  # it flushed at exit
+            lines = open(self.logpath).read().count("\n") - self.log_lines_before
+            return lines >= self.metrics()["eddy_requests_total"]
+        wait_for(written, 10, what="an access log line for every request eddy counted")
         return open(self.logpath).read()
 
     def answered(self):
@@ -277,6 +302,10 @@ class Eddy:
 
     def get(self, path, headers=None, method="GET", timeout=60):
         return request(self.port, path, headers, method, timeout)
+
+    def fills(self):
+        """The fills in flight (the admin API's /api/fills)."""
+        return json.loads(request(self.admin, "/api/fills").body)["fills"]
 
     def metrics(self):
         out = {}

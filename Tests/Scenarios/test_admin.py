@@ -2,7 +2,7 @@
 status), fills in flight, health and readiness, and access control of the admin listener."""
 import json, os, subprocess, threading, time
 import pytest
-from conftest import EDDY, Eddy, make_file, request, sha, stream_in_background
+from conftest import EDDY, Eddy, make_file, request, sha, stream_in_background, wait_for
 
 
 def cli(e, *args, env=None):
@@ -115,7 +115,7 @@ def test_the_range_map_shows_cached_ranges_and_holes(eddy, files):
     name = [n for n in files if len(files[n]) == 5 * 1024 * 1024][0]
     r = eddy.get("/n/" + name, headers={"Range": "bytes=0-99"})
     assert r.status == 206
-    time.sleep(0.3)
+    wait_for(lambda: not [f for f in eddy.fills() if name in f["url"]], 10, what="the range's fill to end")
     status, j = api(eddy, "GET", "/api/resources/" + upstream(eddy, "/" + name).replace("/", "%2F").replace(":", "%3A"))
     assert status == 200, j
     assert j["length"] == 5 * 1024 * 1024 and j["complete"] is False
@@ -187,15 +187,10 @@ def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
         got = {}
         t = threading.Thread(target=lambda: got.update(r=e.get("/f/medium.bin?rate=1000000", timeout=60)), daemon=True)
         t.start()
-        deadline = time.time() + 10
-        fills = []
-        while time.time() < deadline and not fills:
-            fills = [f for f in api(e, "GET", "/api/fills")[1]["fills"] if "medium.bin" in f["url"]]
-            time.sleep(0.1)
-        assert fills, "no fill listed"
+        fills = wait_for(lambda: [f for f in e.fills() if "medium.bin" in f["url"]], 10, what="the fill listed")
         f = fills[0]
         assert f["kind"] == "discovery" and f["waiting"] >= 1 and f["priority"] == "playback", f
-        time.sleep(1)
+        time.sleep(1)  # the subject: a second of the 1 MB/s fill, whose progress and rate are shown
         f2 = [x for x in api(e, "GET", "/api/fills")[1]["fills"] if x["id"] == f["id"]][0]
         assert f2["bytes"] > f["bytes"] and 200_000 < f2["rate"] < 3_000_000, (f, f2)
         code, out, err = cli(e, "status")
@@ -246,13 +241,14 @@ def test_admin_off_loopback_needs_a_token_and_checks_it(origins, tmp_path):
 
 
 def test_a_purge_while_a_player_streams_leaves_that_body_whole(eddy, origins):
-    """20 MiB through nginx's 5 MB/s location; a purge a second in: the player's body is whole and
-    byte-exact, and the next request is a miss."""
+    """20 MiB through nginx's 5 MB/s location; a purge once 4 MiB are stored (about a second in):
+    the player's body is whole and byte-exact, and the next request is a miss."""
     import urllib.parse
     ng, fo, data = origins
     t, got = stream_in_background(eddy.port, "/n/slow/medium.bin")
-    time.sleep(1.5)
     key = urllib.parse.quote(upstream(eddy, "/slow/medium.bin"), safe="")
+    wait_for(lambda: (api(eddy, "GET", "/api/resources/" + key)[1] or {}).get("cached_bytes", 0) >= 4 << 20, 20,
+             what="4 MiB of the streamed body stored")
     assert api(eddy, "DELETE", "/api/resources/" + key) == (200, {"purged": 1})
     t.join(30)
     assert got == {"status": 200, "bytes": len(data["medium.bin"]), "sha": sha(data["medium.bin"])}, got

@@ -68,7 +68,7 @@ def test_kill9_during_fill_then_full_read_is_exact(eddy, origins):
 
     t = threading.Thread(target=reader)
     t.start()
-    time.sleep(2.5)
+    time.sleep(2.5)  # the subject: kill -9 mid-fill, about 10 MB in, some of it committed to the index
     eddy.proc.send_signal(signal.SIGKILL)
     eddy.proc.wait(10)
     t.join(30)

@@ -2,7 +2,7 @@
 --allow-host and ports in connect_ports; a blind relay with flow control and half close, counted
 in the metrics. Targets are a TLS nginx and an echo server of this file's own, both on loopback."""
 import contextlib, hashlib, http.client, os, socket, ssl, threading, time
-from conftest import Eddy, sha
+from conftest import Eddy, sha, wait_for
 
 
 @contextlib.contextmanager
@@ -103,7 +103,7 @@ def test_https_through_tunnel_is_byte_exact(origins, tls_origin, tmp_path):
             body = r.read()
             assert r.status == 200 and sha(body) == sha(data[name])
         c.close()
-        time.sleep(0.3)
+        wait_for(lambda: e.metrics()["eddy_connect_active"] == 0, 10, what="the tunnel closed")
         m = e.metrics()
         assert m["eddy_connect_tunnels_total"] == 1 and m["eddy_connect_active"] == 0
         assert m["eddy_connect_bytes_down_total"] > len(data["medium.bin"]) + len(data["small.bin"])
@@ -133,7 +133,7 @@ def test_early_bytes_large_echo_and_half_close(origins, tmp_path):
         s.close()
         assert not t.is_alive()
         assert hashlib.sha256(bytes(got)).hexdigest() == hashlib.sha256(b"hello " + payload).hexdigest()
-        time.sleep(0.3)
+        wait_for(lambda: stats["closed"] == 1 and e.metrics()["eddy_connect_active"] == 0, 10, what="the tunnel closed at both ends")
         m = e.metrics()
         assert m["eddy_connect_active"] == 0 and stats["closed"] == 1
         assert m["eddy_connect_bytes_up_total"] == len(payload) + 6
@@ -151,7 +151,7 @@ def test_slow_client_bounds_memory_and_client_close_ends_tunnel(origins, tls_ori
         before = rss()
         s.sendall(b"GET /medium.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
         s.recv(1000)  # the response has started; now stop reading for a while
-        time.sleep(1.5)
+        time.sleep(1.5)  # the subject: a client that does not read
         # 20 MB are on their way; eddy holds about Tunnel.highWater of them, the kernel's socket
         # buffers a few MB more, and the rest waits at the origin.
         grew = rss() - before
@@ -159,10 +159,7 @@ def test_slow_client_bounds_memory_and_client_close_ends_tunnel(origins, tls_ori
         assert grew < 4 << 20, grew
         assert e.metrics()["eddy_connect_active"] == 1
         s.close()
-        deadline = time.time() + 10
-        while e.metrics()["eddy_connect_active"] and time.time() < deadline:
-            time.sleep(0.1)
-        assert e.metrics()["eddy_connect_active"] == 0
+        wait_for(lambda: e.metrics()["eddy_connect_active"] == 0, 10, what="the tunnel closed")
         # Eddy still serves plain requests after the tunnel.
         assert e.get("/n/small.bin").status == 200
 

@@ -4,23 +4,13 @@ and a screenshot is saved beside the test results (.build/test-results/dashboard
 what eddy serves is exactly the committed page, script, style and OpenAPI document."""
 import json, os, time, urllib.parse
 import pytest
-from conftest import ROOT, Eddy, FaultOrigin, request
+from conftest import ROOT, Eddy, FaultOrigin, request, wait_for
 from test_downloads import ASSET, api, make_asset
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 RESULTS = os.path.join(ROOT, ".build", "test-results")
-
-
-def wait_for(what, timeout=20, every=0.1):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = what()
-        if v:
-            return v
-        time.sleep(every)
-    raise AssertionError("timed out waiting for %s" % what)
 
 
 def test_served_files_are_the_committed_ones(eddy):
@@ -60,21 +50,22 @@ def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_pa
         assert e.get("/n/small.bin").status == 200
         key = "http://127.0.0.1:%d/small.bin" % ng.port
         browser.get("http://127.0.0.1:%d/" % e.admin)
-        wait_for(lambda: browser.find_element(By.ID, "status").text == "live")
-        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"] .rangemap .seg' % key))
+        wait_for(lambda: browser.find_element(By.ID, "status").text == "live", 20, what="the page live")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"] .rangemap .seg' % key), 20,
+                 what="the resource's range map")
 
         status, j = api(e, "POST", "/api/downloads", {"url": "/f/%s/master.m3u8" % ASSET, "variant_index": 0, "audio": ["en"],
                                                       "title": "Test asset"})
         assert status == 201, j
         sel = '.download[data-id="%s"]' % j["id"]
         wait_for(lambda: "Test asset" in browser.execute_script(
-            "const r = document.querySelector(arguments[0]); return r ? r.textContent : ''", sel))
+            "const r = document.querySelector(arguments[0]); return r ? r.textContent : ''", sel), 20, what="the download listed")
         # The page redraws every second: read in one script call, not element by element.
         value = lambda: float(browser.execute_script(
             "const b = document.querySelector(arguments[0]); return b ? b.dataset.value : '0'", sel + " .bar.total"))
-        first = wait_for(lambda: value() > 0 and value())
+        first = wait_for(lambda: value() > 0 and value(), 20, what="the download's bar")
         try:
-            wait_for(lambda: value() > first + 5, timeout=30)
+            wait_for(lambda: value() > first + 5, 30, what="the download's bar to rise")
         except AssertionError:
             raise AssertionError((first, value(), api(e, "GET", "/api/downloads/" + j["id"])))
         # A rendition bar per rendition (video, audio), each with bytes and media time.
@@ -83,13 +74,13 @@ def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_pa
         assert browser.execute_script(count, sel + " .renditions .bar.media") == 2
         # Once the download is done, two resources used last: a whole one and one with holes (a
         # player's first range of a 20 MiB file), so the page draws a range map with both.
-        wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["state"] == "completed", timeout=60)
-        time.sleep(1.1)
+        wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["state"] == "completed", 60, what="the download completed")
+        time.sleep(1.1)  # last_access counts whole seconds: the two below must be used after the download's
         assert e.get("/n/small.bin").status == 200
         assert e.get("/n/medium.bin", headers={"Range": "bytes=0-99"}).status == 206
         partial = "http://127.0.0.1:%d/medium.bin" % ng.port
         segs = lambda k: browser.execute_script(count, '.resource[data-key="%s"] .rangemap .seg' % k)
-        wait_for(lambda: segs(key) == 1 and segs(partial) == 1)
+        wait_for(lambda: segs(key) == 1 and segs(partial) == 1, 20, what="both range maps")
         width = browser.execute_script(
             "return parseFloat(document.querySelector(arguments[0]).style.width)", '.resource[data-key="%s"] .rangemap .seg' % partial)
         assert 0 < width < 50, width
@@ -100,8 +91,9 @@ def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_pa
         # Purge from the page: the resource is gone from the cache and from the page.
         browser.execute_script("document.querySelector(arguments[0]).click()", '.resource[data-key="%s"] button.purge' % key)
         quoted = urllib.parse.quote(key, safe="")
-        wait_for(lambda: request(e.admin, "/api/resources/" + quoted).status == 404)
-        wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"]' % key))
+        wait_for(lambda: request(e.admin, "/api/resources/" + quoted).status == 404, 20, what="the resource purged")
+        wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, '.resource[data-key="%s"]' % key), 20,
+                 what="the resource gone from the page")
         assert "fwd=uri-miss" in e.get("/n/small.bin").h("Cache-Status")
 
         errors = [l for l in browser.get_log("browser") if l["level"] == "SEVERE"]

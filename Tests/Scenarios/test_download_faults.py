@@ -4,7 +4,7 @@ of bodies at a random byte, over many seeds. Every run completes, byte-exact, an
 never go back."""
 import os, signal, time
 import pytest
-from conftest import Eddy, request, sha
+from conftest import Eddy, request, sha, wait_for
 from test_downloads import ASSET, Monotonic, asset  # noqa: F401 (asset: a fixture)
 from test_downloads import api, but_the_master, files_of, origin_paths, origin_url, wait_done
 
@@ -51,10 +51,7 @@ def test_a_forced_stall_is_logged_counted_and_recovered(origins, asset, tmp_path
     try:
         status, j = api(e, "POST", "/api/downloads", {"url": origin_url(fo, "v0/index.m3u8")})
         assert status == 201, j
-        deadline = time.time() + 30
-        while e.metrics().get("eddy_download_stalls_total", 0) < 1:
-            assert time.time() < deadline, "no stall was counted"
-            time.sleep(0.2)
+        wait_for(lambda: e.metrics().get("eddy_download_stalls_total", 0) >= 1, 30, 0.2, what="a stall counted")
         assert api(e, "GET", "/api/downloads/" + j["id"])[1]["state"] == "running"
         request(fo.port, "/_set?path=%s&fail=" % slow)
         done = wait_done(e, j["id"], timeout=30)
@@ -80,14 +77,12 @@ def test_progress_never_goes_back_across_kill9_pause_and_a_restart(origins, asse
     mono = Monotonic()
 
     def sample_until(fraction, seconds=60):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
+        def sample():
             s = api(e, "GET", "/api/downloads/" + j["id"])[1]
             mono(s)
-            if s["state"] == "completed" or s["bytes_done"] >= s["bytes_expected"] * fraction:
-                return s
-            time.sleep(0.1)
-        raise AssertionError("no progress to %s: %s" % (fraction, s))
+            return (s["state"] == "completed" or s["bytes_done"] >= s["bytes_expected"] * fraction) and s
+        return wait_for(sample, seconds, 0.1,
+                        what=lambda: "progress to %s: %s" % (fraction, api(e, "GET", "/api/downloads/" + j["id"])[1]))
     try:
         status, j = api(e, "POST", "/api/downloads", {"url": origin_url(fo), "variant_index": 2, "audio": ["all"], "subtitles": ["fr"]})
         assert status == 201, j
@@ -97,7 +92,7 @@ def test_progress_never_goes_back_across_kill9_pause_and_a_restart(origins, asse
             e.start()
         sample_until(0.6)
         assert api(e, "POST", "/api/downloads/%s/pause" % j["id"])[0] == 200
-        for _ in range(5):
+        for _ in range(5):  # the subject: samples while paused
             mono(api(e, "GET", "/api/downloads/" + j["id"])[1])
             time.sleep(0.1)
         assert api(e, "POST", "/api/downloads/%s/resume" % j["id"])[0] == 200

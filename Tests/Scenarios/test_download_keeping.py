@@ -3,8 +3,8 @@ a player mid-stream unharmed), expiry, adding renditions later, and DRM keys rep
 has its own fault origin (per-path counters) and eddy."""
 import os, socket, stat, subprocess, time
 import pytest
-from conftest import Eddy, FaultOrigin, make_file, sha
-from test_downloads import ASSET, api, but_the_master, files_of, make_asset, origin_paths, wait_done
+from conftest import Eddy, FaultOrigin, make_file, sha, wait_for
+from test_downloads import ASSET, api, but_the_master, files_of, make_asset, origin_paths, wait_done, wait_state
 
 
 @pytest.fixture
@@ -30,21 +30,8 @@ def add(e, **spec):
     return j
 
 
-def wait_state(e, job_id, state, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        status, j = api(e, "GET", "/api/downloads/" + job_id)
-        if j["state"] == state:
-            return j
-        time.sleep(0.1)
-    raise AssertionError("not %s: %s" % (state, j))
-
-
 def wait_metric(e, name, value, timeout=10):
-    deadline = time.time() + timeout
-    while e.metrics()[name] != value and time.time() < deadline:
-        time.sleep(0.1)
-    assert e.metrics()[name] == value, (name, e.metrics()[name], value)
+    wait_for(lambda: e.metrics()[name] == value, timeout, 0.1, what=lambda: "%s %s (now %s)" % (name, value, e.metrics()[name]))
 
 
 def test_pins_survive_eviction_and_a_download_that_does_not_fit_waits(origins, setup):
@@ -110,10 +97,7 @@ def test_rm_gives_back_the_space_and_is_idempotent(setup):
     assert status == 200 and again["state"] == "cancelled", again
     assert api(e, "DELETE", "/api/downloads/never-was")[0] == 404
     # The files are gone from the disk too (removed at the index's next commit).
-    deadline = time.time() + 5
-    while time.time() < deadline and sum(len(ns) for _, _, ns in os.walk(data)) > 0:
-        time.sleep(0.1)
-    assert sum(len(ns) for _, _, ns in os.walk(data)) == 0
+    wait_for(lambda: sum(len(ns) for _, _, ns in os.walk(data)) == 0, 5, 0.1, what="the files gone from the disk")
 
 
 def test_rm_while_a_player_streams_ends_that_response_cleanly(setup):
@@ -255,7 +239,7 @@ def test_a_download_outlives_the_origins_404(setup):
     e, fo, d = setup(origin_args=["--cc", "max-age=1"])
     j = wait_done(e, add(e, variant_index=0, audio=["fr"], subtitles=["none"])["id"])
     pinned = e.metrics()["eddy_cache_pinned_bytes"]
-    time.sleep(1.5)
+    time.sleep(1.5)  # the subject: past max-age=1, everything stored is stale
     path = "/%s/master.m3u8" % ASSET
     request(fo.port, "/_set?path=%s&fail=404" % path)
     fo.reset()
@@ -276,7 +260,7 @@ def test_a_downloads_media_is_immutable_and_served_without_asking_the_origin(set
     download's media is immutable (issue 28). The job stays completed."""
     e, fo, d = setup(origin_args=["--cc", "max-age=1"])
     j = wait_done(e, add(e, variant_index=0, audio=["fr"], subtitles=["none"])["id"])
-    time.sleep(1.5)
+    time.sleep(1.5)  # the subject: past max-age=1, everything stored is stale
     path = "/%s/v0/seg2.m4s" % ASSET
     seg = os.path.join(d, "v0", "seg2.m4s")
     old = open(seg, "rb").read()
@@ -302,13 +286,12 @@ def test_a_segment_the_origin_does_not_have_fails_the_job_and_is_never_counted(s
     e, fo, d = setup("--config", str(cfg))
     path = "/%s/v0/seg3.m4s" % ASSET
     request(fo.port, "/_set?path=%s&fail=404" % path)
-    j = add(e, variant_index=0, audio=["fr"], subtitles=["none"])
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        status, j = api(e, "GET", "/api/downloads/" + j["id"])
-        if j["state"] in ("failed", "completed"):
-            break
-        time.sleep(0.1)
+    job = add(e, variant_index=0, audio=["fr"], subtitles=["none"])["id"]
+
+    def ended():
+        j = api(e, "GET", "/api/downloads/" + job)[1]
+        return j["state"] in ("failed", "completed") and j
+    j = wait_for(ended, 30, 0.1, what=lambda: "the job to end: %s" % api(e, "GET", "/api/downloads/" + job)[1])
     assert j["state"] == "failed" and "seg3.m4s" in j["failure"] and "404" in j["failure"], j
     video = [r for r in j["renditions"] if r["type"] == "video"][0]
     assert video["complete"] is False and video["segments_done"] == video["segments_total"] - 1, video

@@ -4,7 +4,7 @@ fMP4 asset on the fault origin: three video variants (one marked PQ), en/fr ster
 per-path counters show exactly what each download fetched."""
 import hashlib, http.client, json, os, shutil, signal, subprocess, time, urllib.parse
 import pytest
-from conftest import Eddy, request, sha, streams  # noqa: F401 (streams: a fixture)
+from conftest import Eddy, request, sha, streams, wait_for  # noqa: F401 (streams: a fixture)
 
 ASSET = "dl"
 
@@ -97,18 +97,26 @@ def but_the_master(fo):
 
 
 def wait_done(e, job_id, timeout=90, check=None):
-    """Polls every 100 ms until the job is completed; each sample goes to `check`."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    """Polls every 100 ms until the job is completed, and returns it; each sample goes to `check`."""
+    def completed():
         status, j = api(e, "GET", "/api/downloads/" + job_id)
         assert status == 200
         if check:
             check(j)
-        if j["state"] == "completed":
-            return j
         assert j["state"] not in ("failed", "cancelled"), j
-        time.sleep(0.1)
-    raise AssertionError("download did not complete: %s" % j)
+        return j["state"] == "completed" and j
+    return wait_for(completed, timeout, 0.1,
+                    what=lambda: "the download to complete: %s" % (api(e, "GET", "/api/downloads/" + job_id)[1],))
+
+
+def wait_state(e, job_id, state, timeout=30):
+    """Polls every 100 ms until the job is in `state`, and returns it."""
+    job = lambda: api(e, "GET", "/api/downloads/" + job_id)[1]
+
+    def reached():
+        j = job()
+        return j["state"] == state and j
+    return wait_for(reached, timeout, 0.1, what=lambda: "state %s: %s" % (state, job()))
 
 
 class Monotonic:
@@ -253,13 +261,13 @@ def test_pause_and_resume(origins, asset, eddy):
     try:
         status, j = api(eddy, "POST", "/api/downloads", {"url": origin_url(fo), "variant_index": 4, "audio": ["en"]})
         assert status == 201
-        time.sleep(1)
+        wait_for(lambda: api(eddy, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"] > 0, 30, 0.1, what="the download under way")
         assert api(eddy, "POST", "/api/downloads/%s/pause" % j["id"])[1]["state"] == "paused"
         # Requests already on their way may still reach the origin for a moment (see the
         # closing note of issue 12); after that, nothing while paused.
-        time.sleep(3)
+        wait_for(lambda: eddy.metrics()["eddy_upstream_active"] == 0, 30, 0.1, what="the requests on their way to finish")
         n = fo.stats()["requests"]
-        time.sleep(2)
+        time.sleep(2)  # the subject: nothing reaches the origin while paused
         assert fo.stats()["requests"] == n
         assert api(eddy, "POST", "/api/downloads/%s/resume" % j["id"])[0] == 200
     finally:
@@ -277,13 +285,12 @@ def test_kill9_resumes_by_itself_without_refetching(origins, asset, tmp_path):
         status, j = api(e, "POST", "/api/downloads", {"url": origin_url(fo), "variant_index": 2, "audio": ["fr"], "subtitles": ["fr"]})
         assert status == 201, j
         mono = Monotonic()
-        deadline = time.time() + 60
-        while True:
+
+        def half_done():
             s = api(e, "GET", "/api/downloads/" + j["id"])[1]
             mono(s)
-            if s["bytes_done"] >= s["bytes_expected"] / 2 or time.time() > deadline:
-                break
-            time.sleep(0.1)
+            return s["bytes_done"] >= s["bytes_expected"] / 2
+        wait_for(half_done, 60, 0.1, what="half of the download done")
         e.stop(sig=signal.SIGKILL)
         e.start()
         done = wait_done(e, j["id"], check=mono)
@@ -336,17 +343,16 @@ def test_retry_after_holds_the_whole_job(origins, asset, eddy):
         # The 503 reached eddy after the last poll that saw no request started, so the wait is
         # measured from that poll: eddy waiting its 3 s then shows as at least 3 s however late
         # a busy machine runs the poll that sees the request.
-        while True:
+        def asked():
+            nonlocal refused_at
             polled_at = time.monotonic()
             if fo.stats()["paths"].get(seg, {}).get("requests", 0) >= 1:
-                break
+                return polled_at
             refused_at = polled_at
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        polled_at = wait_for(asked, deadline - time.monotonic(), 0.02, what="the request for %s" % seg)
         # Requests already in flight finish (a busy machine may take a while); none may start now.
-        while eddy.metrics()["eddy_upstream_active"] > 0:
-            assert time.monotonic() - polled_at < 2.5, "requests still in flight"
-            time.sleep(0.02)
+        wait_for(lambda: eddy.metrics()["eddy_upstream_active"] == 0, polled_at + 2.5 - time.monotonic(), 0.02,
+                 what="the requests in flight to finish")
         before = fo.stats()["requests"]
         status, info = api(eddy, "GET", "/api/downloads/" + j["id"])
         assert info["state"] == "waiting-for-origin", info
@@ -354,9 +360,8 @@ def test_retry_after_holds_the_whole_job(origins, asset, eddy):
         # Checked just before the 3 s can have passed (the 503 went after refused_at).
         time.sleep(max(0, refused_at + 2.8 - time.monotonic()))
         assert fo.stats()["requests"] == before, "a request went before Retry-After"
-        while fo.stats()["paths"][seg]["requests"] < 2:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_for(lambda: fo.stats()["paths"][seg]["requests"] >= 2, deadline - time.monotonic(), 0.02,
+                 what="the request after Retry-After")
         waited = time.monotonic() - refused_at
     finally:
         request(fo.port, "/_set?path=%s&fail=" % seg)

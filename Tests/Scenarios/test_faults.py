@@ -1,6 +1,6 @@
 """Origins that misbehave, from the project's fault-injecting origin."""
-import http.client, os, time
-from conftest import sha
+import http.client, os
+from conftest import sha, wait_for
 
 
 def test_drop_mid_body_resumes_byte_exact(eddy, origins):
@@ -39,7 +39,7 @@ def test_origin_ignoring_range_serves_the_right_bytes(eddy, origins):
     d = data["medium.bin"]
     r = eddy.get("/f/medium.bin?ignore_range=1", {"Range": "bytes=1000000-1000999"})
     assert r.status == 206 and r.body == d[1000000:1001000]
-    time.sleep(0.5)
+    wait_for(lambda: not [f for f in eddy.fills() if "medium.bin" in f["url"]], 30, what="the fill to end")
     fo.reset()
     r = eddy.get("/f/medium.bin?ignore_range=1", {"Range": "bytes=0-999"})
     assert r.body == d[:1000]

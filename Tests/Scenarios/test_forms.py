@@ -1,6 +1,6 @@
 """URL forms, the host policy, and bad input."""
 import socket, time
-from conftest import Eddy, request
+from conftest import Eddy, request, wait_for
 
 
 def raw(port, data, timeout=5):
@@ -95,7 +95,8 @@ def test_sigterm_lets_a_response_in_flight_finish(eddy, origins):
     out = {}
     t = threading.Thread(target=lambda: out.setdefault("r", eddy.get("/f/medium.bin?rate=8000000", timeout=30)))
     t.start()
-    time.sleep(0.8)
+    wait_for(lambda: [f for f in eddy.fills() if "medium.bin" in f["url"] and f["bytes"] >= 4_000_000], 20,
+             what="the response under way")
     eddy.proc.send_signal(signal.SIGTERM)
     t.join(30)
     assert eddy.proc.wait(30) == 0

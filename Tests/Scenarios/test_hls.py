@@ -3,7 +3,7 @@ of the shared corpus rewritten without touching a non-URI byte; live freshness; 
 import os, re, shutil, subprocess, threading, time
 from urllib.parse import urljoin
 import pytest
-from conftest import MiB, ROOT, Eddy, ff, request, sha, streams  # noqa: F401 (streams: a fixture)
+from conftest import MiB, ROOT, Eddy, ff, request, sha, streams, wait_for  # noqa: F401 (streams: a fixture)
 
 # The shared corpus: $EDDY_HLS_CORPUS, or shared/ beside the checkout (where the workplace and CI put it).
 CORPUS = next((p for p in [os.environ.get("EDDY_HLS_CORPUS", ""), os.path.join(ROOT, "..", "shared", "corpus", "hls-playlists"),
@@ -105,10 +105,12 @@ def test_prefetch_brings_the_next_segments(eddy, origins, streams):
     assert eddy.get("/n/hls/aes/index.m3u8").status == 200
     r = eddy.get("/n/hls/aes/seg0.ts")
     assert r.status == 200
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and eddy.metrics()["eddy_hls_prefetches_total"] < 2:
-        time.sleep(0.1)
-    time.sleep(0.5)
+
+    def prefetched():  # two prefetches counted, sent by the origin, and no fill left in flight
+        sent = {u for _, _, _, u in ng.requests()[start:]}
+        return eddy.metrics()["eddy_hls_prefetches_total"] >= 2 and {"/hls/aes/seg1.ts", "/hls/aes/seg2.ts"} <= sent \
+            and not [f for f in eddy.fills() if "/hls/aes/" in f["url"]]
+    wait_for(prefetched, 5, what="seg1 and seg2 prefetched")
     for n in (1, 2):
         r = eddy.get("/n/hls/aes/seg%d.ts" % n)
         assert r.status == 200 and r.body == open(os.path.join(streams, "aes", "seg%d.ts" % n), "rb").read()
@@ -159,7 +161,7 @@ def test_live_playlist_is_never_older_than_half_its_target(eddy, origins, stream
                 assert replaced[0] >= t_req - 1.0 - 0.15, ("served a playlist older than half the target duration",
                                                            seq, r.h("cache-status"), [(round(w - t_req, 2), q) for w, q in versions[-4:]])
             checked += 1
-            time.sleep(0.2)
+            time.sleep(0.2)  # the subject: a player polling the live playlist
         assert checked >= 15
     finally:
         stop.set()

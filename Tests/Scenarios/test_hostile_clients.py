@@ -170,7 +170,7 @@ def test_pipelining_client_that_never_reads_does_not_grow_memory(eddy, origins):
             if eddy.proc.poll() is not None or proc_status(pid, "VmRSS") > base_rss + 2048 * MiB:
                 stop_reason = "safety stop (eddy RSS > baseline + 2 GiB or eddy gone)"
                 break
-    time.sleep(0.5)
+    time.sleep(0.5)  # the subject: eddy works through what it has read; its peak memory is read after
     alive = eddy.proc.poll() is None
     peak = proc_status(pid, "VmHWM") if alive else -1
     s.close()
@@ -213,7 +213,7 @@ def test_ipv6_loopback_spellings_are_refused_without_crashing(origins, tmp_path)
         alive = e.proc.poll() is None
     finally:
         e.stop()
-        time.sleep(0.2)
+        time.sleep(0.2)  # the subject: a moment for the listener to take a connection eddy made (there must be none)
         lis.stop()
     for path, st in results.items():
         print("  %-48s -> %s" % (path, st))
@@ -244,6 +244,8 @@ def ssrf_through_playlist(origins, tmp_path, extra):
     try:
         pl = e.get("/f/" + name)
         seg = e.get("/f/seg-%s.ts" % tok)
+        # The subject: 2 s (and a moment more) in which a prefetch could reach the internal listener;
+        # none may.
         deadline = time.monotonic() + 2
         while time.monotonic() < deadline and lis.count() == 0:
             time.sleep(0.1)
@@ -408,7 +410,7 @@ def test_descriptor_exhaustion_by_slowloris_does_not_lock_out_clients(origins, t
                     s.send(b"GET /n/small")
                 except OSError:
                     pass
-        time.sleep(0.5)
+        time.sleep(0.5)  # the subject: the slowloris settles in (eddy takes what descriptors it can) before the measured 5 s
         pid = e.proc.pid
         err0, cpu0, t0 = os.path.getsize(e.errpath), cpu_seconds(pid), time.monotonic()
         out = {}
@@ -424,7 +426,7 @@ def test_descriptor_exhaustion_by_slowloris_does_not_lock_out_clients(origins, t
                     break
                 except (OSError, http.client.HTTPException) as ex:
                     out["error"] = type(ex).__name__
-                    time.sleep(0.2)
+                    time.sleep(0.2)  # the subject: a client that retries
             out["attempts"] = attempts
 
         c = threading.Thread(target=client, daemon=True)

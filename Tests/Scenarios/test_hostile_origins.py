@@ -3,7 +3,7 @@ eddy's back, origins that trickle or stall and hold connections, a cold object u
 readers, --max-size on disk while a big object fills, and an origin whose version changes while the
 stored copy is still fresh. Each test prints the figure it measures."""
 import http.client, os, re, socket, subprocess, threading, time
-from conftest import EDDY, MiB, Eddy, make_file, sha
+from conftest import EDDY, MiB, Eddy, make_file, sha, wait_for
 
 BLOCK = 256 * 1024
 
@@ -282,7 +282,7 @@ def test_trickling_origin_does_not_block_other_requests(origins, tmp_path):
             heads.append(read_some(socks[-1]))
         for s in socks:
             s.close()
-        time.sleep(1)
+        wait_for(lambda: e.metrics()["eddy_client_connections"] == 0, 10, what="eddy to see the six clients gone")
         r = fetch(e.port, "/f/ho_otherA.bin", timeout=25, total=25)
     finally:
         for s in socks:
@@ -324,7 +324,7 @@ def test_queued_upstream_request_times_out(origins, tmp_path):
             got[i] = len(read_some(socks[i], 1))
             socks[i].settimeout(1)
             ts[i].start()
-        time.sleep(1)
+        wait_for(lambda: e.metrics()["eddy_upstream_active"] == 2, 10, what="both trickling fills holding a connection")
         r = fetch(e.port, "/f/ho_otherB.bin", timeout=15, total=15)
         stop.set()
         for t in ts:
@@ -388,6 +388,17 @@ def vm(pid, key):
     return 0
 
 
+def accept_queue(port):
+    """Connections waiting in the kernel's accept queues of the listeners on 127.0.0.1:`port`
+    (eddy counts a connection as a client's once it has sent something)."""
+    n = 0
+    for line in open("/proc/net/tcp").read().splitlines()[1:]:
+        f = line.split()
+        if f[3] == "0A" and int(f[1].split(":")[1], 16) == port:  # listening; rx_queue is the accept queue
+            n += int(f[4].split(":")[1], 16)
+    return n
+
+
 def cold_readers_run(origins, base, name, seed):
     ng, fo, _ = origins
     path = os.path.join(ng.www, name)
@@ -421,7 +432,7 @@ def cold_readers_run(origins, base, name, seed):
             s.settimeout(5)
             s.connect(("127.0.0.1", e.port))
             socks.append([s, 0])
-        time.sleep(1)
+        wait_for(lambda: accept_queue(e.port) == 0, 10, what="eddy to accept the 500 connections")
         t0 = time.monotonic()
         for pair in socks:
             pair[0].sendall(b"GET /n/" + name.encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -448,7 +459,7 @@ def cold_readers_run(origins, base, name, seed):
                         pair[1] = 1 << 30
             time.sleep(0.1)
         ft.join(1)
-        time.sleep(0.3)
+        time.sleep(0.3)  # the subject: a moment more in which the peak must stay bounded
         hwm = vm(pid, "VmHWM")
     finally:
         done.set()
@@ -520,7 +531,7 @@ def test_max_size_holds_on_disk_while_filling(origins, tmp_path):
         for n, _, _ in objs:
             phase[0] = n
             results[n] = fetch(e.port, "/n/" + n, timeout=30, total=60)
-        time.sleep(0.6)
+        time.sleep(0.6)  # the subject: the disk watched a moment after the last fill
     finally:
         done.set()
         st.join(5)

@@ -3,7 +3,7 @@ headers each test needs: RFC 9111 freshness and Age, RFC 9213 targeted fields, R
 directives, header forwarding (RFC 9110 section 7.6.1), transfer codings. Every test uses its own
 file, so the origin's per-path request counts are its own."""
 import contextlib, http.client, json, os, time, urllib.parse
-from conftest import Eddy, request, sha
+from conftest import Eddy, request, sha, wait_for
 
 
 @contextlib.contextmanager
@@ -57,7 +57,7 @@ def stale_and_failing(e, fo, how, *files):
         u = url(name, ("cc", cc))
         assert e.get(u).status == 200
         stored.append((u, data))
-    time.sleep(2.2)
+    time.sleep(2.2)  # the subject: past the lifetimes
     for name, _ in files:
         fail(fo, name, how)
     try:
@@ -74,7 +74,7 @@ def test_age_grows_from_the_upstream_value(eddy, origins):
     r = eddy.get(u)
     assert r.status == 200 and sha(r.body) == sha(data)
     assert 100 <= int(r.h("Age")) <= 102, r.h("Age")
-    time.sleep(2.1)
+    time.sleep(2.1)  # the subject: the Age grows by 2
     r = eddy.get(u)
     assert "hit" in r.h("Cache-Status") and 102 <= int(r.h("Age")) <= 104, (r.h("Age"), r.h("Cache-Status"))
     assert origin_requests(fo, "age1.bin") == 1
@@ -153,11 +153,12 @@ def test_stale_while_revalidate_serves_at_once_and_refreshes_once(eddy, origins)
     data = put(fo, "swr.bin")
     u = url("swr.bin", ("cc", "max-age=2, stale-while-revalidate=60"))
     assert eddy.get(u).status == 200
-    time.sleep(3.2)
+    time.sleep(3.2)  # the subject: past max-age
     r = eddy.get(u)
     assert r.status == 200 and sha(r.body) == sha(data)
     assert "stale-while-revalidate" in r.h("Cache-Status"), r.h("Cache-Status")
-    time.sleep(0.5)
+    wait_for(lambda: origin_requests(fo, "swr.bin") >= 2 and not [f for f in eddy.fills() if "swr.bin" in f["url"]], 10,
+             what="the background revalidation done")
     assert origin_requests(fo, "swr.bin") == 2, "one background revalidation"
     r = eddy.get(u)
     assert "hit" in r.h("Cache-Status") and "stale" not in r.h("Cache-Status"), r.h("Cache-Status")
@@ -308,7 +309,7 @@ def test_a_404_is_stored_for_negative_ttl_and_ranges_do_not_apply_to_it(origins,
         assert origin_requests(fo, "neg404.bin") == 1
         data = put(fo, "neg404.bin")
         assert e.get("/f/neg404.bin").status == 404, "still within negative_ttl"
-        time.sleep(2.2)
+        time.sleep(2.2)  # the subject: past negative_ttl
         r = e.get("/f/neg404.bin")
         assert r.status == 200 and sha(r.body) == sha(data), r.status
         assert origin_requests(fo, "neg404.bin") == 2

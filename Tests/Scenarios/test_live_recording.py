@@ -7,8 +7,8 @@ ffmpeg-made fMP4 segments: one 2-second segment every 2 seconds, in a sliding wi
 (so a recording must keep what the origin's playlist forgets), or as an EVENT playlist."""
 import json, os, shutil, signal, subprocess, threading, time
 import pytest
-from conftest import Eddy, FaultOrigin, ff, sha
-from test_downloads import api, wait_done
+from conftest import Eddy, FaultOrigin, ff, sha, wait_for
+from test_downloads import api, wait_done, wait_state
 
 SEG = 2.0
 
@@ -198,7 +198,7 @@ def test_an_event_recording_stops_at_its_duration(live):
     assert status == 400 and "duration" in err["error"], err
     # The stream goes on at the origin; the finished recording asks for nothing more.
     before = fo.stats()["paths"].get("/live/v/index.m3u8", {}).get("requests")
-    time.sleep(4.5)
+    time.sleep(4.5)  # the subject: two segments' time in which the finished recording asks for nothing
     assert fo.stats()["paths"]["/live/v/index.m3u8"]["requests"] == before
 
 
@@ -207,7 +207,7 @@ def test_a_recording_survives_kill_9_and_marks_what_it_missed(live):
     status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8"})
     assert status == 201, j
     job = j["id"]
-    time.sleep(3)
+    time.sleep(3)  # the subject: kill -9 3 s into the recording (its first window recorded and committed)
     e.stop(sig=signal.SIGKILL)
     # Away for 9 s: with a window of three, about two segments leave it unseen.
     time.sleep(9)
@@ -234,12 +234,7 @@ def test_a_recording_that_would_not_fit_waits_for_space(live):
     e, fo, d, w = live(("--max-size", "400K"), window=None)
     status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8", "duration": "40s"})
     assert status == 201, j
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        status, j = api(e, "GET", "/api/downloads/" + j["id"])
-        if j["state"] == "waiting-for-space":
-            break
-        time.sleep(0.1)
+    j = wait_state(e, j["id"], "waiting-for-space", timeout=20)
     assert j["state"] == "waiting-for-space" and "needs" in j["reason"], j
     assert e.metrics()["eddy_cache_pinned_bytes"] <= 400 * 1024
 
@@ -254,7 +249,7 @@ def test_a_segment_gone_from_the_origin_before_it_was_fetched_is_a_marked_gap(li
     status, j = api(e, "POST", "/api/downloads", {"url": "/f/live/master.m3u8"})
     assert status == 201, j
     # seg4 is out at 6 s and deleted from the origin by about 12 s; then the origin says 404.
-    time.sleep(13)
+    wait_for(lambda: os.path.exists(os.path.join(d, "gone", "v", "seg4.m4s")), 30, 0.1, what="seg4 deleted at the origin")
     request(fo.port, "/_set?path=/live/v/seg4.m4s&fail=")
     j = wait_done(e, j["id"], timeout=60)
     assert j["recording"]["ended"] == "endlist" and j["recording"]["missed_segments"] == 1, j["recording"]

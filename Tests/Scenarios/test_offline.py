@@ -4,7 +4,7 @@ stale after a second, so that every request after the stop asks the origin first
 connection refused."""
 import json, os, subprocess, time
 import pytest
-from conftest import Eddy, FaultOrigin, play, sha, tree
+from conftest import Eddy, FaultOrigin, play, sha, tree, wait_for
 from test_downloads import ASSET, api, files_of, make_asset, wait_done
 
 # What the download takes: the lowest variant, French audio, English subtitles.
@@ -88,11 +88,9 @@ def test_after_a_restart_with_the_origin_still_gone(offline):
     e, d, j = offline
     e.stop()
     e.start()
+    # The plan is made once the loop runs.
+    wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["renditions"], 10, 0.1, what="the job's plan rebuilt")
     status, again = api(e, "GET", "/api/downloads/" + j["id"])
-    deadline = time.time() + 10
-    while not again["renditions"] and time.time() < deadline:  # the plan is made once the loop runs
-        time.sleep(0.1)
-        status, again = api(e, "GET", "/api/downloads/" + j["id"])
     assert status == 200 and again["state"] == "completed" and again["playable_offline"] is True, again
     assert again["bytes_done"] == j["bytes_done"] and again["segments_done"] == j["segments_total"]
     r = e.get("/f/%s/master.m3u8" % ASSET)

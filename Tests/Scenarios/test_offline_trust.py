@@ -7,7 +7,7 @@ origin is marked unreachable), the master lists only what is held, every media f
 origin's byte for byte, and ffmpeg and mpv play it; the same at the download's `offline_url`."""
 import os, statistics, subprocess, sys, time
 import pytest
-from conftest import HERE, Eddy, FaultOrigin, make_file, play, sha, stop_process, wait_port
+from conftest import HERE, Eddy, FaultOrigin, make_file, play, sha, stop_process, wait_for, wait_port
 from test_downloads import ASSET, api, files_of, make_asset, wait_done
 
 SELECTION = {"variant_index": 0, "audio": ["fr"], "subtitles": ["en"]}
@@ -126,11 +126,10 @@ def test_the_full_master_comes_back_with_the_origin(downloaded, tmp_path):
     assert r.h("Cache-Status") == "eddy; hit; detail=offline" and len(uris(r.body.decode())) == 1
     fo = FaultOrigin(str(tmp_path), port=port)
     try:
-        deadline = time.time() + 40
-        while len(uris(r.body.decode())) != 5:
-            assert time.time() < deadline, r.headers
-            time.sleep(0.3)
+        def whole():
             r = e.get("/f/%s/master.m3u8" % ASSET)
+            return len(uris(r.body.decode())) == 5 and r
+        r = wait_for(whole, 40, 0.3, what="the origin's whole master again")
         assert r.status == 200 and "offline" not in r.h("Cache-Status"), r.headers
         assert "origin reachable again" in open(e.errpath).read()
     finally:

@@ -1,9 +1,9 @@
 """Running as a service (issue 14): the systemd unit verifies, eddy speaks sd_notify's protocol
 (READY=1 once listening, STOPPING=1 when draining), SIGUSR1 reopens the access log for
 logrotate, and SIGHUP reloads (see test_reload.py)."""
-import json, os, signal, socket, subprocess, time
+import json, os, signal, socket, subprocess
 import pytest
-from conftest import EDDY, ROOT, free_port, request, stop_process, wait_port
+from conftest import EDDY, ROOT, free_port, request, stop_process, wait_for, wait_port
 
 UNIT = os.path.join(ROOT, "config", "eddy.service")
 
@@ -44,17 +44,17 @@ def test_ready_and_stopping_over_notify_socket_and_log_reopen(origins, tmp_path)
         # Ready means listening: the first request is answered.
         assert request(port, "/n/small.bin").status == 200
         # logrotate: the log is moved away, SIGUSR1, and the next line goes to a new file.
-        time.sleep(0.7)
+        wait_for(lambda: "/n/small.bin " in open(log).read(), 10, what="the first line logged")
         os.rename(log, log + ".1")
         proc.send_signal(signal.SIGUSR1)
-        time.sleep(0.3)
+        wait_for(lambda: os.path.exists(log), 10, what="the log opened again")
         assert request(port, "/n/small.bin?again").status == 200
         # SIGHUP reloads (the same flags here) and tells systemd: RELOADING=1, then READY=1.
         proc.send_signal(signal.SIGHUP)
         assert s.recv(4096).decode().startswith("RELOADING=1\nMONOTONIC_USEC=")
         assert s.recv(4096).decode() == "READY=1"
         assert request(port, "/n/small.bin?third").status == 200 and proc.poll() is None
-        time.sleep(0.7)
+        wait_for(lambda: "/n/small.bin?third" in open(log).read(), 10, what="the third line logged")
         old, new = open(log + ".1").read(), open(log).read()
         assert "/n/small.bin " in old and "again" not in old, old
         assert "/n/small.bin?again" in new and "/n/small.bin?third" in new and "/n/small.bin " not in new, new

@@ -3,7 +3,7 @@ origin fetch per resource, range and conditional answers are the same from any l
 SIGTERM drains every loop."""
 import http.client, json, os, re, signal, socket, subprocess, threading, time, urllib.parse
 import pytest
-from conftest import EDDY, MiB, Eddy, make_file, request, sha
+from conftest import EDDY, MiB, Eddy, make_file, request, sha, wait_for
 
 
 def loop_requests(eddy):
@@ -80,7 +80,8 @@ def test_ranges_heads_and_validators_are_the_same_from_every_loop(origins, tmp_p
             c = request(e.port, "/n/eight.bin", {"If-None-Match": etag})
             assert c.status == 304 and c.body == b""
         assert len(ng.requests()) == before, "all of it from the cache"
-        time.sleep(0.3)  # the workers publish their counts every 0.1 s
+        # The workers publish their counts every 0.1 s.
+        wait_for(lambda: all(n >= 1 for n in loop_requests(e).values()), 5, what="every loop's requests published")
         spread = loop_requests(e)
         assert all(n >= 1 for n in spread.values()), spread
     finally:
@@ -101,7 +102,8 @@ def test_sigterm_drains_responses_on_every_loop(origins, tmp_path, eight):
     threads = [threading.Thread(target=client, args=(i,)) for i in range(12)]
     for t in threads:
         t.start()
-    time.sleep(1.0)  # every response has its head and is mid-body
+    # Every response is under way (and paced over 2 s).
+    wait_for(lambda: e.metrics()["eddy_upstream_active"] == 12, 10, what="the 12 responses under way")
     spread = loop_requests(e)
     e.proc.send_signal(signal.SIGTERM)
     for t in threads:
@@ -168,9 +170,9 @@ def test_small_hits_answered_on_a_worker_are_the_home_loops_answer(origins, tmp_
         m = e.metrics()
         assert m["eddy_snapshot_hits_total"] >= 5, m["eddy_snapshot_hits_total"]
         assert m["eddy_cache_hits_total"] >= 40 and m["eddy_requests_total"] >= 41
-        time.sleep(0.7)
-        hits = [l for l in open(e.logpath).read().splitlines() if "/f/tiny.bin" in l and " HIT " in l]
-        assert len(hits) == 40, "every hit, from either loop, is in the access log"
+        hits = lambda: [l for l in open(e.logpath).read().splitlines() if "/f/tiny.bin" in l and " HIT " in l]
+        wait_for(lambda: len(hits()) >= 40, 5, what="the hits logged")
+        assert len(hits()) == 40, "every hit, from either loop, is in the access log"
         # Requests that change the answer go home: a range, a conditional.
         r = request(e.port, "/f/tiny.bin", {"Range": "bytes=10-19"})
         assert r.status == 206 and r.body == tiny[10:20]
@@ -222,16 +224,13 @@ def test_max_connections_bounds_every_loop_together(origins, tmp_path):
         assert served(extra) == 503
         extra.close()
         held.pop().close()
-        deadline = time.time() + 10
-        while True:  # the loop that had it forgets the closed connection on its next turn
+
+        def admitted():  # the loop that had it forgets the closed connection on its next turn
             s = socket.create_connection(("127.0.0.1", e.port), timeout=10)
-            status = served(s)
-            if status == 200 or time.time() > deadline:
-                break
+            if served(s) == 200:
+                return s
             s.close()
-            time.sleep(0.05)
-        held.append(s)
-        assert status == 200
+        held.append(wait_for(admitted, 10, what="a connection served again"))
     finally:
         for s in held:
             s.close()
@@ -289,9 +288,9 @@ def test_large_hits_and_ranges_are_answered_on_the_loop_that_took_them(origins, 
         assert r.status == 304 and r.body == b""
         assert e.metrics()["eddy_snapshot_hits_total"] == snap1, "none of those from a snapshot"
         assert len(ng.requests()) == before, "all of it from the cache"
-        time.sleep(0.7)
-        log = [l for l in open(e.logpath).read().splitlines() if "/n/eight.bin" in l and " HIT " in l]
-        assert len(log) >= 35, "every hit, from either loop, is in the access log (%d)" % len(log)
+        log = lambda: [l for l in open(e.logpath).read().splitlines() if "/n/eight.bin" in l and " HIT " in l]
+        wait_for(lambda: len(log()) >= 35, 5, what="the hits logged")
+        assert len(log()) >= 35, "every hit, from either loop, is in the access log (%d)" % len(log())
         # A purge is seen by the very next request on any loop: the origin is asked again.
         p = request(e.admin, "/api/resources/" + urllib.parse.quote("/n/eight.bin", safe=""), method="DELETE")
         assert p.status == 200, p.body
@@ -345,26 +344,25 @@ def test_eviction_does_not_punch_holes_under_a_snapshot_answer(origins, tmp_path
         first = e.get("/n/punch.bin")
         assert sha(first.body) == sha(body)
         etag = first.h("etag")
+
         # A hit the exchange answers publishes the file for the next second: ask until one does
         # (a one-byte range, answered at once), then start the reader within that second.
-        for _ in range(100):
+        def to_the_exchange():
             snap0 = e.metrics()["eddy_snapshot_hits_total"]
             assert request(e.port, "/n/punch.bin", {"Range": "bytes=0-0"}).status == 206
-            if e.metrics()["eddy_snapshot_hits_total"] == snap0:
-                break
-            time.sleep(0.05)
-        else:
-            raise AssertionError("no request went to the exchange in 100")
+            return e.metrics()["eddy_snapshot_hits_total"] == snap0
+        wait_for(to_the_exchange, 10, what="a request that went to the exchange")
         snap0 = e.metrics()["eddy_snapshot_hits_total"]
         reader = _send_get(e.port, "/n/punch.bin")
-        time.sleep(0.2)
+        wait_for(lambda: e.metrics()["eddy_snapshot_hits_total"] > snap0, 5, what="the reader answered")
         assert e.metrics()["eddy_snapshot_hits_total"] == snap0 + 1, "answered from the snapshot"
         # An exchange reading the last 4 MiB keeps the resource in use; what it does not need
         # is evictable by the block, and a second 16 MiB object takes the cache over 24 MiB.
+        taken = e.metrics()["eddy_requests_total"]
         tail = _send_get(e.port, "/n/punch.bin", "Range: bytes=%d-\r\nIf-Range: %s\r\n" % (12 * MiB, etag))
-        time.sleep(0.2)
+        wait_for(lambda: e.metrics()["eddy_requests_total"] > taken, 5, what="the tail's exchange started")
         assert e.get("/n/punch2.bin").status == 200
-        time.sleep(0.5)
+        wait_for(lambda: e.metrics()["eddy_cache_bytes"] <= 24 * MiB, 5, what="the cache evicted back to 24 MiB")
         status, fields, got = _read_reply(reader)
         assert status == 200 and len(got) == len(body)
         assert sha(got) == sha(body), "zeros where blocks were punched under the reader"
@@ -421,7 +419,7 @@ def test_playlists_are_answered_on_the_loop_that_took_them(origins, tmp_path, st
             if got + 1 in written:  # replaced at the origin: not longer than 1 s (+ slack) before asking
                 assert written[got + 1] >= t - 1.0 - 0.15, ("older than half the target", got, r.h("cache-status"))
             assert "ttl=" not in r.h("cache-status"), r.h("cache-status")
-            time.sleep(0.02)
+            time.sleep(0.02)  # the subject: a player polling the live playlist
         assert e.metrics()["eddy_snapshot_hits_total"] - snap0 >= 10
     finally:
         assert e.stop() == 0
@@ -454,17 +452,20 @@ def test_pass_through_runs_on_the_loop_that_took_it(origins, tmp_path):
             assert "fwd=bypass" in r.getheader("Cache-Status") and "eddy" in r.getheader("Via")
             r = request(e.port, "/f/worker-inval.bin?a=%d" % i, {"Authorization": "Bearer x"})
             assert r.status == 200 and r.body == inval and "detail=authorization" in r.h("cache-status")
-        time.sleep(0.4)  # the workers publish their counts every 0.1 s
-        m = e.metrics()
+
+        def counted():  # the workers publish their counts every 0.1 s
+            m = e.metrics()
+            return all(m[k] - m0[k] >= 48 for k in ["eddy_bypass_total", "eddy_upstream_fetches_total", "eddy_requests_total"]) and m
+        m = wait_for(counted, 5, what="the 48 requests counted")
         assert m["eddy_bypass_total"] - m0["eddy_bypass_total"] == 48
         assert m["eddy_upstream_fetches_total"] - m0["eddy_upstream_fetches_total"] == 48
         assert m["eddy_requests_total"] - m0["eddy_requests_total"] == 48
         fetches = loop_fetches(e)
         assert sorted(fetches) == [0, 1] and all(n >= 1 for n in fetches.values()), fetches
         assert sum(fetches.values()) == m["eddy_upstream_fetches_total"]
-        time.sleep(0.5)
-        lines = [l for l in open(e.logpath).read().splitlines() if "/f/post/" in l]
-        assert len(lines) == 24, "every pass-through, from either loop, is in the access log"
+        lines = lambda: [l for l in open(e.logpath).read().splitlines() if "/f/post/" in l]
+        wait_for(lambda: len(lines()) >= 24, 5, what="the pass-throughs logged")
+        assert len(lines()) == 24, "every pass-through, from either loop, is in the access log"
         # Invalidation: a stored response, then an unsafe method on a new connection (either
         # loop), then the next GET must go to the origin.
         for i in range(6):
@@ -505,7 +506,8 @@ def test_tunnels_run_on_every_loop_and_a_drain_closes_them(origins, tmp_path):
                     got += b
                 assert bytes(got) == payload, i
                 socks.append(s)
-            time.sleep(0.3)
+            # The workers publish their counts every 0.1 s.
+            wait_for(lambda: sum(loop_requests(e).values()) >= 12, 5, what="the 12 tunnels counted")
             spread = loop_requests(e)
             assert all(n >= 1 for n in spread.values()), "tunnels on every loop: %s" % spread
             m = e.metrics()

@@ -8,14 +8,15 @@ import Foundation
 /// proxies keep the stream open. It ends when the client goes.
 final class DashboardEvents {
     private let request: ServerRequest
-    private let snapshot: () -> DashboardSnapshot
+    /// Gathers a snapshot from the loops and hands it over, on the main loop.
+    private let snapshot: (@escaping (DashboardSnapshot) -> Void) -> Void
     private var timer: LoopTimer?
     private var lastSent: Data?
     private var quietTicks = 0
     /// Held while streaming.
     private var keepAlive: DashboardEvents?
 
-    init(loop: EventLoop, request: ServerRequest, snapshot: @escaping () -> DashboardSnapshot) {
+    init(loop: EventLoop, request: ServerRequest, snapshot: @escaping (@escaping (DashboardSnapshot) -> Void) -> Void) {
         self.request = request
         self.snapshot = snapshot
         timer = LoopTimer(loop: loop, repeating: true) { [weak self] in self?.tick() }
@@ -31,9 +32,14 @@ final class DashboardEvents {
 
     private func tick() {
         guard !request.isGone, !request.isFinished else { return stop() }
+        snapshot { [weak self] in self?.send($0) }
+    }
+
+    private func send(_ snapshot: DashboardSnapshot) {
+        guard keepAlive != nil, !request.isGone, !request.isFinished else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(snapshot()) else { return }
+        guard let data = try? encoder.encode(snapshot) else { return }
         if data != lastSent {
             lastSent = data
             quietTicks = 0

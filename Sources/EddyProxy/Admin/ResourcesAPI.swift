@@ -57,20 +57,21 @@ final class ResourcesAPI {
             AdminJSON.methodNotAllowed(request, allow: action.isEmpty ? ["GET", "DELETE"] : ["POST"])
             return true
         }
-        let answer = act(on: candidates(key), method: method, action: action) ?? .error(404, "no resource \(key)")
-        switch answer {
-        case let .info(info): AdminJSON.send(request, 200, info)
-        case let .purged(n): AdminJSON.send(request, 200, ["purged": n])
-        case let .error(status, message): AdminJSON.error(request, status, message)
+        act(on: candidates(key)[...], method: method, action: action) { answer in
+            switch answer ?? .error(404, "no resource \(key)") {
+            case let .info(info): AdminJSON.send(request, 200, info)
+            case let .purged(n): AdminJSON.send(request, 200, ["purged": n])
+            case let .error(status, message): AdminJSON.error(request, status, message)
+            }
         }
         return true
     }
 
-    /// Performs `method`/`action` on the first of `keys` that is stored, on its home; nil when
-    /// none is.
-    private func act(on keys: [String], method: String, action: String) -> Answer? {
-        for key in keys {
-            let answer = homes.sync(onHomeOf: key) { h -> Answer? in
+    /// Performs `method`/`action` on the first of `keys` that is stored, on its home, one home
+    /// after the other; `done` gets nil when none is.
+    private func act(on keys: ArraySlice<String>, method: String, action: String, done: @escaping (Answer?) -> Void) {
+        guard let key = keys.first else { return done(nil) }
+        homes.ask(onHomeOf: key, { h -> Answer? in
                 guard let r = h.store.peek(key) else { return nil }
                 switch (method, action) {
                 case ("DELETE", _):
@@ -82,10 +83,10 @@ final class ResourcesAPI {
                     return .info(ResourceInfo(r))
                 default: return .info(ResourceInfo(r))
                 }
-            }
-            if let answer { return answer }
-        }
-        return nil
+            }, then: { [self] answer in
+                if let answer { return done(answer) }
+                act(on: keys.dropFirst(), method: method, action: action, done: done)
+            })
     }
 
     private func list(_ request: ServerRequest, _ query: [String: String]) {
@@ -99,23 +100,25 @@ final class ResourcesAPI {
         }
         let (prefix, cursor) = (query["prefix"] ?? "", query["cursor"])
         // The index, with what each stripe holds in memory (newer, or not committed) laid over it.
-        let residents = homes.gather { $0.store.residents(prefix: prefix) }
-        let page = homes.all[0].store.page(prefix: prefix, order: order, cursor: cursor, limit: limit, residents: residents)
-        AdminJSON.send(request, 200, ResourcePage(resources: page.items.map(ResourceInfo.init), nextCursor: page.next))
+        homes.askAll({ $0.store.residents(prefix: prefix) }, then: { [homes] residents in
+            let page = homes.all[0].store.page(prefix: prefix, order: order, cursor: cursor, limit: limit, residents: residents)
+            AdminJSON.send(request, 200, ResourcePage(resources: page.items.map(ResourceInfo.init), nextCursor: page.next))
+        })
     }
 
     /// Purges every unpinned resource whose key starts with `prefix`, each on its home.
     private func purge(_ request: ServerRequest, prefix: String?) {
         guard let prefix else { return AdminJSON.error(request, 400, "prefix: required (an empty prefix purges everything unpinned)") }
-        let counts = homes.gather { h in
+        homes.askAll({ h in
             var purged = 0, pinned = 0
             for k in h.store.keys(prefix: prefix) where h.store.stripe(of: k) == h.store.stripe {
                 guard let r = h.store.peek(k) else { continue }
                 if r.pinned { pinned += 1 } else { purged += ResourcesAPI.remove(r, on: h) }
             }
             return (purged, pinned)
-        }
-        AdminJSON.send(request, 200, ["purged": counts.map(\.0).reduce(0, +), "pinned_kept": counts.map(\.1).reduce(0, +)])
+        }, then: { counts in
+            AdminJSON.send(request, 200, ["purged": counts.map(\.0).reduce(0, +), "pinned_kept": counts.map(\.1).reduce(0, +)])
+        })
     }
 
     /// Removes `r` and the variants stored under its URL; responses reading it end cleanly (the

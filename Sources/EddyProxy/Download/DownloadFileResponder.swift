@@ -25,7 +25,7 @@ struct DownloadFileResponder {
         // Read and checked on the resource's home; the file goes with a descriptor of its own,
         // which `writeFile` duplicates again before this returns.
         let rangeValue = request.headers["Range"]
-        let found = engine.homes.sync(onHomeOf: url) { h -> Found in
+        engine.homes.ask(onHomeOf: url, { h -> Found in
             guard let r = h.store.lookup(url, now: h.loop.wallClock()), let len = r.meta.length, len > 0 else { return .failed(409, "\(url) is not stored") }
             var range = 0..<len
             var ranged = false
@@ -42,12 +42,15 @@ struct DownloadFileResponder {
             let span = h.store.span(r, range)
             guard let file = SharedDescriptor(duplicating: span.descriptor) else { return .failed(503, "out of file descriptors") }
             return .stored(Stored(file: file, offset: span.offset, range: range, length: len, ranged: ranged))
-        }
-        let s: Stored
-        switch found {
-        case let .failed(status, message): return fail(status, message)
-        case let .stored(stored): s = stored
-        }
+        }, then: { found in
+            switch found {
+            case let .failed(status, message): fail(status, message)
+            case let .stored(s): send(s)
+            }
+        })
+    }
+
+    private func send(_ s: Stored) {
         let range = s.range
         var h = HTTPHeaders()
         if s.ranged { h.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(s.length)") }

@@ -53,7 +53,7 @@ extension Home {
             return services.passThrough.finished(request, RequestPlan.refuse(request, status: 404, reason: "downloads are off",
                                                                                 forward: .bypass, allow: false))
         }
-        services.passThrough.finished(request, answer(request))
+        answer(request) { [services] in services.passThrough.finished(request, $0) }
     }
 
     /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched

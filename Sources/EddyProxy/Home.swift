@@ -47,7 +47,7 @@ final class Home {
     let services: ExchangeServices
     /// Answers a download's offline URL (`OfflineResponder`); set on the main loop's home,
     /// where the download engine runs, when downloads are on.
-    var offlineAnswer: ((any ClientRequest) -> ExchangeOutcome)?
+    var offlineAnswer: ((any ClientRequest, @escaping (ExchangeOutcome) -> Void) -> Void)?
     /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
     let responses: LoopResponses
     let logger: Logger

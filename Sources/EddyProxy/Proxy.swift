@@ -104,7 +104,7 @@ public final class Proxy {
                                         selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort),
                                         catalog: catalog, logger: logger)
             downloads = DownloadAPI(engine: engine)
-            home.offlineAnswer = { OfflineResponder(engine: engine, request: $0).respond() }
+            home.offlineAnswer = { OfflineResponder(engine: engine, request: $0).respond(done: $1) }
             // Each stripe's listener runs on its loop; the watcher hands the keys to this one.
             let watcher = DownloadCacheWatcher(engine: engine, mailbox: mailbox)
             for s in stores { s.addListener(watcher) }

@@ -1827,10 +1827,13 @@ follow();
             "name": "url",
             "in": "query",
             "required": true,
-            "description": "The multivariant playlist, as for POST /api/downloads.",
+            "description": "The multivariant playlist, as `url` of POST /api/downloads.",
             "schema": {
               "type": "string",
-              "pattern": "^[ \\t]*(/|[hH][tT][tT][pP][sS]?://)"
+              "pattern": "^[ \\t]*(/[!-~]*|[hH][tT][tT][pP][sS]?://([A-Za-z0-9._-]+|\\[[0-9A-Za-z._:%-]*\\])(:[0-9]*)?([/?][!-~]*)?(#[\\s\\S]*)?)[ \\t]*$",
+              "examples": [
+                "/show/master.m3u8"
+              ]
             }
           }
         ],
@@ -2321,12 +2324,12 @@ follow();
       },
       "MediaSelection": {
         "type": "string",
-        "pattern": "[^ \\t]",
-        "description": "A language (`en` matches `en-US`), `name:NAME`, `char:UTI`, `channels:N`, `all` or `none`.",
+        "pattern": "^[ \\t]*([cC][hH][aA][nN][nN][eE][lL][sS]:[ \\t]*[+-]?[0-9]{1,18}[ \\t]*|(?![cC][hH][aA][nN][nN][eE][lL][sS]:[ \\t]*[^ \\t])[^ \\t][\\s\\S]*)$",
+        "description": "A language (`en` matches `en-US`; a word that is not a language matches a NAME), `name:NAME` (e.g. `name:Commentary`), `char:UTI` (e.g. `char:public.accessibility.describes-video`), `channels:N` (e.g. `channels:6`), `all` or `none`; spaces and tabs around it are ignored. Refused (400): a blank one, and `channels:` followed by something other than an integer. One that matches no rendition of the asset is refused too (400), as the server alone can tell.",
         "examples": [
           "en",
-          "name:Commentary",
-          "channels:6"
+          "all",
+          "none"
         ]
       },
       "DownloadSpec": {
@@ -2337,10 +2340,9 @@ follow();
         "properties": {
           "url": {
             "type": "string",
-            "pattern": "^[ \\t]*(/|[hH][tT][tT][pP][sS]?://)",
-            "description": "The asset's playlist: an origin URL eddy may fetch (`--origin`, `--allow-host`), an eddy URL, or an eddy path.",
+            "pattern": "^[ \\t]*(/[!-~]*|[hH][tT][tT][pP][sS]?://([A-Za-z0-9._-]+|\\[[0-9A-Za-z._:%-]*\\])(:[0-9]*)?([/?][!-~]*)?(#[\\s\\S]*)?)[ \\t]*$",
+            "description": "The asset's playlist: an origin URL eddy may fetch (`--origin`, `--allow-host`; e.g. `http://cdn.example.com/show/master.m3u8`), an eddy URL, or an eddy path (`/show/master.m3u8`); spaces and tabs around it are ignored. A path is printable ASCII; a URL is http or https with a host name, IPv4 or [IPv6] address, an optional port, and a printable ASCII path and query (a #fragment is dropped). Which hosts and paths are allowed depends on eddy's configuration: another is refused (400), as is one whose answer is not an HLS playlist.",
             "examples": [
-              "http://cdn.example.com/show/master.m3u8",
               "/show/master.m3u8"
             ]
           },
@@ -2355,7 +2357,8 @@ follow();
               "string",
               "null"
             ],
-            "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest`.",
+            "pattern": "^([^\\x00-\\x08\\x0e-\\x1f\"#$%&'*+:;=?@\\\\^`{|}~\\x7f]|[<>!=]=|&&|\\|\\||\"[^\"]*\")*$",
+            "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest` (empty: none). Tests are `ATTRIBUTE OP VALUE` (OP one of == != < <= > >=), `ATTRIBUTE in [V, ...]` and `ATTRIBUTE contains V`, joined with && and ||, negated with ! and grouped with parentheses; ATTRIBUTE is peakBitRate, averageBitRate, width, height, frameRate, videoRange, videoCodec, audioCodec, channels or hdcp; a VALUE is a number (with k, M or G), a word or a \"quoted string\". The pattern admits the characters and operators of that grammar; a predicate that does not parse, or that no variant of the asset matches, is refused (400).",
             "examples": [
               "height <= 720",
               "lowest"
@@ -2368,7 +2371,11 @@ follow();
             ],
             "minimum": 0,
             "maximum": 9223372036854775807,
-            "description": "The variant at this index of the multivariant playlist."
+            "description": "The variant at this index of the multivariant playlist (0 is the first); an index the playlist does not have is refused (400). Takes precedence over `variant`.",
+            "examples": [
+              0,
+              1
+            ]
           },
           "audio": {
             "type": [
@@ -2378,7 +2385,7 @@ follow();
             "items": {
               "$ref": "#/components/schemas/MediaSelection"
             },
-            "description": "Audio renditions to take."
+            "description": "Audio renditions to take, each one that the variant's audio group has (`all`: the group, `none` or []: no audio); absent: the automatic selection."
           },
           "subtitles": {
             "type": [
@@ -2388,7 +2395,7 @@ follow();
             "items": {
               "$ref": "#/components/schemas/MediaSelection"
             },
-            "description": "Subtitle renditions to take."
+            "description": "Subtitle renditions to take, each one that the variant's subtitle group has (`all`: the group, `none` or []: none); absent: the automatic selection."
           },
           "auxiliary": {
             "type": [
@@ -2404,7 +2411,8 @@ follow();
                     "string",
                     "null"
                   ],
-                  "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest`.",
+                  "pattern": "^([^\\x00-\\x08\\x0e-\\x1f\"#$%&'*+:;=?@\\\\^`{|}~\\x7f]|[<>!=]=|&&|\\|\\||\"[^\"]*\")*$",
+                  "description": "A variant predicate, like `height <= 720 && videoRange == SDR`, optionally ending in `lowest` or `highest` (empty: none). Tests are `ATTRIBUTE OP VALUE` (OP one of == != < <= > >=), `ATTRIBUTE in [V, ...]` and `ATTRIBUTE contains V`, joined with && and ||, negated with ! and grouped with parentheses; ATTRIBUTE is peakBitRate, averageBitRate, width, height, frameRate, videoRange, videoCodec, audioCodec, channels or hdcp; a VALUE is a number (with k, M or G), a word or a \"quoted string\". The pattern admits the characters and operators of that grammar; a predicate that does not parse, or that no variant of the asset matches, is refused (400).",
                   "examples": [
                     "height <= 720",
                     "lowest"
@@ -2417,7 +2425,11 @@ follow();
                   ],
                   "minimum": 0,
                   "maximum": 9223372036854775807,
-                  "description": "The variant at this index of the multivariant playlist."
+                  "description": "The variant at this index of the multivariant playlist (0 is the first); an index the playlist does not have is refused (400). Takes precedence over `variant`.",
+                  "examples": [
+                    0,
+                    1
+                  ]
                 },
                 "audio": {
                   "type": [
@@ -2427,7 +2439,7 @@ follow();
                   "items": {
                     "$ref": "#/components/schemas/MediaSelection"
                   },
-                  "description": "Audio renditions to take."
+                  "description": "Audio renditions to take, each one that the variant's audio group has (`all`: the group, `none` or []: no audio); absent: the automatic selection."
                 },
                 "subtitles": {
                   "type": [
@@ -2437,7 +2449,7 @@ follow();
                   "items": {
                     "$ref": "#/components/schemas/MediaSelection"
                   },
-                  "description": "Subtitle renditions to take."
+                  "description": "Subtitle renditions to take, each one that the variant's subtitle group has (`all`: the group, `none` or []: none); absent: the automatic selection."
                 }
               }
             }
@@ -2459,7 +2471,7 @@ follow();
               "string",
               "null"
             ],
-            "description": "When the download is released: a duration from creation (`90s`, `30m`, `12h`, `7d`, `2w`, bare seconds) or an RFC 3339 date.",
+            "description": "When the download is released: a duration from creation (`90s`, `30m`, `12h`, `7d`, `2w`, or up to 9 digits of bare seconds) or an RFC 3339 date (`2026-12-24`) or date-time (`2026-12-24T18:00:00Z`, `2026-12-24T18:00:00+01:00`).",
             "anyOf": [
               {
                 "type": "null"
@@ -2470,7 +2482,7 @@ follow();
               },
               {
                 "type": "string",
-                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[+-][0-9]{2}:[0-9]{2}))?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
+                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
               }
             ],
             "examples": [
@@ -2483,14 +2495,14 @@ follow();
               "string",
               "null"
             ],
-            "description": "Live or EVENT playlists: media time to record (`20s`, `30m`, `2h`, seconds); positive.",
+            "description": "Live or EVENT playlists: media time to record (`20s`, `30m`, `2h`, or up to 9 digits of seconds); more than zero.",
             "anyOf": [
               {
                 "type": "null"
               },
               {
                 "type": "string",
-                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[1-9][0-9]{0,8}[sSmMhHdDwW]?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
+                "pattern": "^[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*(?!0+[sSmMhHdDwW]?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$)[0-9]{1,9}[sSmMhHdDwW]?[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*$"
               }
             ],
             "examples": [
@@ -2501,7 +2513,7 @@ follow();
       },
       "DownloadPatch": {
         "type": "object",
-        "description": "Renditions to add to the primary selection; at least one, in audio or subtitles.",
+        "description": "Renditions to add to the primary selection, as `audio` and `subtitles` of POST /api/downloads; at least one, in audio or subtitles. Each must match a rendition of the asset (400 otherwise).",
         "properties": {
           "audio": {
             "type": [

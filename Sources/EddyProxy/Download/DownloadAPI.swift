@@ -42,13 +42,15 @@ final class DownloadAPI {
             switch (method, Array(list.dropFirst(2))) {
             case ("GET", []): send(request, 200, info(job))
             case ("DELETE", []):
-                engine.remove(job)
-                send(request, 200, info(job))
+                // Answered once its pins are gone: what the API shows next no longer counts them.
+                engine.remove(job) { [self] in send(request, 200, info(job)) }
             case ("PATCH", []): extend(request, job)
             case ("GET", ["export"]):
-                switch engine.exportFiles(job) {
-                case let .success(files): send(request, 200, ["id": LogValue.text(job.id), "files": .files(files)])
-                case let .failure(e): error(request, e.status, e.description)
+                engine.exportFiles(job) { [self] result in
+                    switch result {
+                    case let .success(files): send(request, 200, ["id": LogValue.text(job.id), "files": .files(files)])
+                    case let .failure(e): error(request, e.status, e.description)
+                    }
                 }
             case ("GET", ["file"]):
                 DownloadFileResponder(engine: engine, job: job, request: request, url: query["url"]) { [self] in error(request, $0, $1) }.respond()
@@ -59,8 +61,8 @@ final class DownloadAPI {
                 engine.resume(job)
                 send(request, 200, info(job))
             case ("POST", ["verify"]):
-                if let report = engine.verify(job) { send(request, 200, report) } else {
-                    error(request, 409, "download \(job.id) has no plan yet")
+                engine.verify(job) { [self] report in
+                    if let report { send(request, 200, report) } else { error(request, 409, "download \(job.id) has no plan yet") }
                 }
             case ("GET", ["log"]): send(request, 200, ["id": LogValue.text(job.id), "events": .events(job.log)])
             case ("GET", ["events"]): DownloadEvents(api: self, job: job, request: request).start()

@@ -56,15 +56,16 @@ extension DownloadEngine {
     }
 
     /// Unpins what `job` holds and no live download also holds; with `delete`, also removes it
-    /// from the cache (but not while a response is sending from it).
-    func release(_ job: DownloadJob, delete: Bool) {
+    /// from the cache (but not while a response is sending from it). `done` runs on the main loop
+    /// once every home has done its part.
+    func release(_ job: DownloadJob, delete: Bool, then done: @escaping () -> Void) {
         var kept = Set<String>()
         for other in jobs where other !== job && other.state.holdsPins {
             for u in other.plan?.units ?? [] { kept.insert(u.url.description) }
         }
         let units = (job.plan?.units ?? []).filter { !kept.contains($0.url.description) }
-        // Waited for: the pinned bytes the space check reads next must not count these.
-        _ = homes.sync(units, by: \.url.description) { h, mine -> [Void] in
+        // The space check runs in `done`: the pinned bytes it reads must not count these.
+        homes.ask(units, by: \.url.description, { h, mine -> [Void] in
             let now = h.loop.wallClock()
             for u in mine {
                 guard let r = h.store.lookup(u.url.description, now: now) else { continue }
@@ -72,7 +73,7 @@ extension DownloadEngine {
                 if delete && !h.coordinators.of(r).isInUse { h.store.remove(r) }
             }
             return []
-        }
+        }, then: { _ in done() })
     }
 
     /// Units whose stored copy the cache lost (see `DownloadCacheWatcher`) are no longer done:
@@ -112,17 +113,14 @@ extension DownloadEngine {
     /// Jobs past their `expires` are released: state `expired`, unpinned, bytes left to eviction.
     func expireDue() {
         let now = loop.wallClock()
-        var any = false
         for j in jobs where j.state.holdsPins {
             guard let at = j.policy.expiresAt, at <= now else { continue }
             perform(j.machine.expire(), j)
-            release(j, delete: false)
+            release(j, delete: false) { [self] in spaceFreed() }
             logger.info("download expired", metadata: ["id": "\(j.id)"])
             save(j)
             changed(j)
-            any = true
         }
-        if any { spaceFreed() }
     }
 
     /// Adds audio and subtitle renditions to the job's primary configuration (`PATCH`, `eddy

@@ -25,10 +25,11 @@ extension DownloadEngine {
         }
     }
 
-    /// Checks the job's files on their homes; nil when it has no plan yet.
-    func verify(_ job: DownloadJob) -> VerifyReport? {
-        guard let plan = job.plan else { return nil }
-        let found = homes.sync(Array(plan.units.enumerated()), by: \.element.url.description) { h, mine in
+    /// Checks the job's files on their homes, then hands the report to `done` on the main loop;
+    /// nil when it has no plan yet.
+    func verify(_ job: DownloadJob, then done: @escaping (VerifyReport?) -> Void) {
+        guard let plan = job.plan else { return done(nil) }
+        homes.ask(Array(plan.units.enumerated()), by: \.element.url.description, { h, mine in
             let now = h.loop.wallClock()
             return mine.map { i, u -> (Int, CacheStore.Audit, Bool) in
                 // A resource read back from the index has its file opened (and checked) here.
@@ -36,7 +37,12 @@ extension DownloadEngine {
                 let audit = h.store.audit(r, wanted)
                 return (i, audit, r.confirmed.contains(wanted))
             }
-        }
+        }, then: { [self] found in done(report(job, plan: plan, found)) })
+    }
+
+    private func report(_ job: DownloadJob, plan: DownloadPlan, _ found: [(Int, CacheStore.Audit, Bool)]) -> VerifyReport {
+        // The plan may have grown meanwhile (renditions added): its first units are the same.
+        let doneNow = { (i: Int) in i < job.unitDone.count && job.unitDone[i] }
         var report = VerifyReport(id: job.id, files: plan.units.count)
         var lost = Set<String>()
         for (i, audit, held) in found {
@@ -44,8 +50,8 @@ extension DownloadEngine {
             report.bytesDropped += audit.bytesDropped
             if held { report.filesHeld += 1 }
             guard !held || audit.bytesDropped > 0 else { continue }
-            if job.unitDone[i] || audit.bytesDropped > 0 { report.damaged.append(plan.units[i].url.pathAndQuery) }
-            if job.unitDone[i] { lost.insert(plan.units[i].url.description) }
+            if doneNow(i) || audit.bytesDropped > 0 { report.damaged.append(plan.units[i].url.pathAndQuery) }
+            if doneNow(i) { lost.insert(plan.units[i].url.description) }
         }
         logger.info("download verified", metadata: ["id": "\(job.id)", "files": "\(report.files)", "held": "\(report.filesHeld)",
                                                      "damaged": "\(report.damaged.count)", "bytes_checked": "\(report.bytesChecked)"])

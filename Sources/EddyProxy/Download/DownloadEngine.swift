@@ -260,7 +260,7 @@ final class DownloadEngine {
     /// unless another job keeps it. A resource a response is sending from stays until that
     /// response ends (unpinned, then left to eviction): the player gets a whole, clean answer.
     /// Idempotent: the API answers a second `DELETE` with 404.
-    func remove(_ job: DownloadJob) {
+    func remove(_ job: DownloadJob, then done: @escaping () -> Void = {}) {
         perform(job.machine.cancel(), job)
         jobs.removeAll { $0 === job }
         removedIDs.append(job.id)
@@ -269,9 +269,11 @@ final class DownloadEngine {
             logger.error("cannot save a deleted download's id", metadata: ["id": "\(job.id)", "error": "\(error)"])
         }
         try? database?.remove(id: job.id)
-        release(job, delete: true)
         changed(job)
-        spaceFreed()
+        release(job, delete: true) { [self] in
+            spaceFreed()
+            done()
+        }
     }
 
     // MARK: - slots and observers

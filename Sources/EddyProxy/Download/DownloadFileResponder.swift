@@ -17,10 +17,13 @@ struct DownloadFileResponder {
     var extra = HTTPHeaders()
     /// Answers a failure (the admin API in JSON, the proxy listener in text).
     let fail: (Int, String) -> Void
+    /// Runs once the answer has gone out or started (the access log records it then).
+    var then: () -> Void = {}
 
     func respond() {
         guard let url, let plan = job.plan, plan.units.contains(where: { $0.url.description == url }) else {
-            return fail(404, "url= must name a resource of download \(job.id)")
+            fail(404, "url= must name a resource of download \(job.id)")
+            return then()
         }
         // Read and checked on the resource's home; the file goes with a descriptor of its own,
         // which `writeFile` duplicates again before this returns.
@@ -47,6 +50,7 @@ struct DownloadFileResponder {
             case let .failed(status, message): fail(status, message)
             case let .stored(s): send(s)
             }
+            then()
         })
     }
 

@@ -13,8 +13,9 @@ struct OfflineResponder {
     let engine: DownloadEngine
     let request: any ClientRequest
 
-    /// Answers the request (on the main loop, where the engine runs).
-    func respond() -> ExchangeOutcome {
+    /// Answers the request (on the main loop, where the engine runs); `done` gets what to log once
+    /// the answer has gone out or started.
+    func respond(done: @escaping (ExchangeOutcome) -> Void) {
         var status = CacheStatus(forward: nil)
         status.detail = "offline"
         let outcome = ExchangeOutcome(cacheStatus: status, fromCache: 0, fromOrigin: 0, startedAt: EventLoop.monotonic())
@@ -22,19 +23,26 @@ struct OfflineResponder {
             var allow = HTTPHeaders()
             allow.set("Allow", "GET, HEAD")
             request.sendError(405, "an offline URL is read with GET or HEAD", extra: allow, close: false)
-            return outcome
+            return done(outcome)
         }
         var rest = request.uri.dropFirst(OfflineResponder.prefix.count)
         if let q = rest.firstIndex(of: "?") { rest = rest[..<q] }
         let parts = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let job = engine.job(String(parts[0])) else {
-            return failed(404, "no download \(parts.first ?? "")", outcome)
+            return done(failed(404, "no download \(parts.first ?? "")", outcome))
         }
-        guard let files = engine.offlineFiles(job) else {
-            return failed(404, "download \(job.id) holds nothing whole yet", outcome)
+        // The files are asked of their homes; the answer goes out when they have answered.
+        engine.offlineFiles(job) { [self] files in serve(files, job: job, name: String(parts[1]), status: status) { done(outcome) } }
+    }
+
+    private func serve(_ files: [String: ExportFile]?, job: DownloadJob, name: String, status: CacheStatus, then: @escaping () -> Void) {
+        guard let files else {
+            request.sendError(404, "download \(job.id) holds nothing whole yet", extra: HTTPHeaders(), close: false)
+            return then()
         }
-        guard let file = files[String(parts[1])] else {
-            return failed(404, "download \(job.id) holds no \(parts[1])", outcome)
+        guard let file = files[name] else {
+            request.sendError(404, "download \(job.id) holds no \(name)", extra: HTTPHeaders(), close: false)
+            return then()
         }
         var extra = HTTPHeaders()
         extra.set("Cache-Status", status.description)
@@ -43,15 +51,15 @@ struct OfflineResponder {
             h.set("Content-Type", OfflineResponder.mediaType(file.path))
             h.set("Cache-Control", "no-store")
             request.send(status: 200, headers: h, extra: extra, body: request.method == "HEAD" ? [] : Array(text.utf8))
-            return outcome
+            return then()
         }
         var responder = DownloadFileResponder(engine: engine, job: job, request: request, url: file.url) { [request] s, m in
             request.sendError(s, m, extra: HTTPHeaders(), close: false)
         }
         responder.contentType = OfflineResponder.mediaType(file.path)
         responder.extra = extra
+        responder.then = then
         responder.respond()
-        return outcome
     }
 
     private func failed(_ status: Int, _ message: String, _ outcome: ExchangeOutcome) -> ExchangeOutcome {

@@ -8,8 +8,13 @@ let harnesses = ["FuzzRange", "FuzzHeaders", "FuzzURL", "FuzzPlaylist", "FuzzSel
 
 let package = Package(
     name: "EddyFuzz",
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.1.0"),
+    ],
     targets: [
-        .target(name: "EddyCore"),
+        .target(name: "EddyCore", dependencies: [
+            .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+        ]),
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
     ] + harnesses.map { .executableTarget(name: $0, dependencies: ["EddyCore", "EddyHLS"]) },
     swiftLanguageModes: [.v5]

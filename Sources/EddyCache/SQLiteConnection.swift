@@ -7,10 +7,11 @@ public struct SQLiteError: Error, CustomStringConvertible {
 
 /// A minimal SQLite connection: exec, prepared statements, typed columns. Not thread-safe; each
 /// connection is used from one thread (the loop's for lookups, the index queue's for writes).
-final class SQLiteConnection {
-    let db: OpaquePointer
+/// Package-wide: the download engine keeps its jobs in a database of its own (`JobDatabase`).
+package final class SQLiteConnection {
+    package let db: OpaquePointer
 
-    init(path: String) throws {
+    package init(path: String) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
@@ -22,9 +23,9 @@ final class SQLiteConnection {
 
     deinit { sqlite3_close_v2(db) }
 
-    var lastError: String { String(cString: sqlite3_errmsg(db)) }
+    package var lastError: String { String(cString: sqlite3_errmsg(db)) }
 
-    func exec(_ sql: String) throws {
+    package func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?
         if sqlite3_exec(db, sql, nil, nil, &err) != SQLITE_OK {
             let msg = err.map { String(cString: $0) } ?? lastError
@@ -33,7 +34,7 @@ final class SQLiteConnection {
         }
     }
 
-    func prepare(_ sql: String) throws -> Statement {
+    package func prepare(_ sql: String) throws -> Statement {
         var stmt: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
             throw SQLiteError(description: "\(lastError) in: \(sql.prefix(80))")
@@ -42,8 +43,8 @@ final class SQLiteConnection {
     }
 
     /// A prepared statement; `reset()` before reuse.
-    final class Statement {
-        let stmt: OpaquePointer
+    package final class Statement {
+        package let stmt: OpaquePointer
         unowned let connection: SQLiteConnection
         init(stmt: OpaquePointer, connection: SQLiteConnection) {
             self.stmt = stmt
@@ -51,32 +52,32 @@ final class SQLiteConnection {
         }
         deinit { sqlite3_finalize(stmt) }
 
-        func reset() {
+        package func reset() {
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
         }
-        func bind(_ i: Int32, _ v: Int) { sqlite3_bind_int64(stmt, i, Int64(v)) }
-        func bind(_ i: Int32, _ v: Int?) { if let v { bind(i, v) } else { sqlite3_bind_null(stmt, i) } }
-        func bind(_ i: Int32, _ v: String?) {
+        package func bind(_ i: Int32, _ v: Int) { sqlite3_bind_int64(stmt, i, Int64(v)) }
+        package func bind(_ i: Int32, _ v: Int?) { if let v { bind(i, v) } else { sqlite3_bind_null(stmt, i) } }
+        package func bind(_ i: Int32, _ v: String?) {
             if let v { eddy_sqlite3_bind_text_transient(stmt, i, v) } else { sqlite3_bind_null(stmt, i) }
         }
-        func bind(_ i: Int32, blob: [UInt8]) {
+        package func bind(_ i: Int32, blob: [UInt8]) {
             blob.withUnsafeBytes { _ = eddy_sqlite3_bind_blob_transient(stmt, i, $0.baseAddress, Int32($0.count)) }
         }
         /// Steps once; true when a row is available.
-        func step() throws -> Bool {
+        package func step() throws -> Bool {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_ROW { return true }
             if rc == SQLITE_DONE { return false }
             throw SQLiteError(description: connection.lastError)
         }
-        func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(stmt, i)) }
-        func optionalInt(_ i: Int32) -> Int? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : int(i) }
-        func string(_ i: Int32) -> String? {
+        package func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(stmt, i)) }
+        package func optionalInt(_ i: Int32) -> Int? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : int(i) }
+        package func string(_ i: Int32) -> String? {
             guard let p = sqlite3_column_text(stmt, i) else { return nil }
             return String(cString: p)
         }
-        func blob(_ i: Int32) -> [UInt8] {
+        package func blob(_ i: Int32) -> [UInt8] {
             let n = Int(sqlite3_column_bytes(stmt, i))
             guard n > 0, let p = sqlite3_column_blob(stmt, i) else { return [] }
             return Array(UnsafeRawBufferPointer(start: p, count: n))

@@ -31,6 +31,9 @@ public protocol ClientRequest: AnyObject {
     func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool
     func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders, close: Bool)
     func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders)
+    /// Sends an interim (1xx) head before the final response, e.g. 103 Early Hints (RFC 8297); a
+    /// no-op once the head went out or for an HTTP/1.0 client (RFC 9110 section 15.2).
+    func sendInterim(status: Int, headers: HTTPHeaders)
     func start(status: Int, headers: HeaderBlock, extra: HTTPHeaders)
     func writeFile(_ span: FileSpan)
     func write(_ bytes: UnsafeRawBufferPointer)

@@ -156,6 +156,11 @@ public final class RemoteRequest: ClientRequest {
         send(status: status, headers: h, extra: HTTPHeaders(), body: body)
     }
 
+    public func sendInterim(status: Int, headers: HTTPHeaders) {
+        guard !headSent, !isFinished else { return }
+        there { $0.sendInterim(status: status, headers: headers) }
+    }
+
     public func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders) {
         guard !isFinished, !headSent else { return }
         headGoes(status)

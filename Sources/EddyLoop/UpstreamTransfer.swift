@@ -16,6 +16,9 @@ public final class UpstreamTransfer {
     public let request: UpstreamRequest
     /// Receives the final response head (1xx heads are skipped). Return false to abort.
     public var onHead: ((UpstreamHead) -> Bool)?
+    /// Receives each interim head (1xx other than 100 Continue, which curl answers itself, and
+    /// 101): a proxy forwards them (RFC 9110 section 15.2), e.g. 103 Early Hints (RFC 8297).
+    public var onInterim: ((UpstreamHead) -> Void)?
     /// Receives body bytes. Return `.accept`, `.pause` (call `resume()` later) or `.abort`.
     public var onData: ((UnsafeRawBufferPointer) -> DataDisposition)?
     /// Called once at the end: nil on success.
@@ -189,6 +192,7 @@ public final class UpstreamTransfer {
         guard !cancelled else { return }
         cancelled = true
         onHead = nil
+        onInterim = nil
         onData = nil
         onComplete = nil
         multi.cancel(self)
@@ -257,6 +261,10 @@ public final class UpstreamTransfer {
         }
         if line.isEmpty {
             // End of one head; 1xx heads (103 Early Hints, 100 Continue) are followed by the real one.
+            if (102..<200).contains(pendingStatus) && !headDelivered {
+                onInterim?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion))
+                return true
+            }
             if pendingStatus >= 200 && !headDelivered {
                 headDelivered = true
                 if let bad = UpstreamTransfer.unsupportedCoding(pendingHead) {
@@ -294,6 +302,7 @@ public final class UpstreamTransfer {
         guard !cancelled, let done = onComplete else { return }
         onComplete = nil
         onHead = nil
+        onInterim = nil
         onData = nil
         if code == CURLE_OK { done(nil); return }
         if let refusal { done(.refused(refusal)); return }

@@ -85,6 +85,9 @@ public enum ConfigFile {
             case "download_concurrency": c.downloadConcurrency = try positive(value, key)
             case "max_parallel_downloads": c.maxParallelDownloads = try positive(value, key)
             case "download_retries": c.downloadRetries = try positive(value, key)
+            case "early_hints":
+                guard let b = value as? Bool else { throw ConfigError(description: "early_hints: expected true or false") }
+                c.earlyHints = b
             case "cache_keys":
                 guard let b = value as? Bool else { throw ConfigError(description: "cache_keys: expected true or false") }
                 c.cacheKeys = b

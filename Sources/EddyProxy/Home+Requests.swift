@@ -17,7 +17,7 @@ extension Home {
         guard request.method != "CONNECT" else {
             // A tunnel takes over the connection's socket: here, on the connection's loop.
             metrics.requests += 1
-            return responses.tunnel(request, services: services.passThrough, policy: connectPolicy)
+            return responses.tunnel(request, services: services.loopServices, policy: connectPolicy)
         }
         if request.uri.hasPrefix(OfflineResponder.prefix) { return offline(request) }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
@@ -30,10 +30,10 @@ extension Home {
         case let .refuse(status, reason, forward, allow):
             metrics.requests += 1
             // Recorded as a pass-through response is.
-            services.passThrough.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
+            services.loopServices.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
         case let .passThrough(url, form, checkAddress, reason):
             metrics.requests += 1
-            responses.passThrough(request, services: services.passThrough, url: url, form: form,
+            responses.passThrough(request, services: services.loopServices, url: url, form: form,
                                   checkAddress: checkAddress, reason: reason)
         }
     }
@@ -50,10 +50,10 @@ extension Home {
     private func offlineHere(_ request: any ClientRequest) {
         metrics.requests += 1
         guard let answer = offlineAnswer else {
-            return services.passThrough.finished(request, RequestPlan.refuse(request, status: 404, reason: "downloads are off",
+            return services.loopServices.finished(request, RequestPlan.refuse(request, status: 404, reason: "downloads are off",
                                                                                 forward: .bypass, allow: false))
         }
-        answer(request) { [services] in services.passThrough.finished(request, $0) }
+        answer(request) { [services] in services.loopServices.finished(request, $0) }
     }
 
     /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched
@@ -62,7 +62,7 @@ extension Home {
     func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
         metrics.requests += 1
         if !cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
-            return responses.passThrough(request, services: services.passThrough, url: url, form: form,
+            return responses.passThrough(request, services: services.loopServices, url: url, form: form,
                                          checkAddress: checkAddress, reason: "key")
         }
         let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)

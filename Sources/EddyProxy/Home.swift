@@ -116,14 +116,15 @@ final class Home {
         services.recordedPlaylist = { catalog.recordedPlaylist(of: $0) }
         services.health = shared.health
         services.offlineWait = config.offlineWait
-        let passThrough = PassThroughServices(
+        let loopServices = LoopServices(
             loop: loop, upstream: upstream, metrics: metrics, logger: logger, routing: shared.routing,
             learn: { [unowned playlists] in playlists.learn($0, url: $1) },
             invalidate: { [unowned services] in services.invalidate($0, alsoNamedBy: $1) },
             finished: finished)
-        passThrough.forwardClientAddress = config.forwardedHeaders
-        passThrough.trustedProxies = Set(config.trustedProxies)
-        services.passThrough = passThrough
+        loopServices.forwardClientAddress = config.forwardedHeaders
+        loopServices.trustedProxies = Set(config.trustedProxies)
+        loopServices.earlyHints = config.earlyHints
+        services.loopServices = loopServices
         store.onEvict = { [metrics] _ in metrics.evictions += 1 }
         if let snapshots = shared.snapshots {
             store.addListener(snapshots)

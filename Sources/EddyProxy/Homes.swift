@@ -1,15 +1,14 @@
 import EddyCache
 import EddyCore
 import EddyLoop
-import Glibc
 
 /// The homes of the proxy's resources, one per event loop (issue 15). A resource lives on the
 /// loop its key's cache stripe names (`CacheStore.stripe(of:count:)`): its coordinator, its fills
 /// and its stripe's state are touched there only, so a resource still has exactly one
 /// coordinator and single-flight holds across loops. Whatever starts elsewhere (a request
 /// accepted on another loop, a prefetch a playlist names, a download, an admin call) reaches the
-/// resource through this: posted to its home, or, for the main loop's synchronous callers
-/// (downloads and the admin API), run there while the caller waits.
+/// resource through this: posted to its home and, for the main loop's callers (downloads and the
+/// admin API), answered by a completion posted back (`ask`). Nothing waits on a home.
 ///
 /// Set up once, before any loop but the main one runs (`install`); read-only afterwards.
 final class Homes: @unchecked Sendable {
@@ -91,39 +90,5 @@ final class Homes: @unchecked Sendable {
                 if left == 0 { done(results.map { $0! }) }
             }
         }
-    }
-
-    /// Runs `body` on `key`'s home and returns its result, waiting for it. Only the main loop
-    /// waits (the download engine and the admin API live there) and no home ever waits on
-    /// another, so no two loops can wait on each other. A home that has stopped turning (the
-    /// proxy is shutting down) would never answer, so callers stop before the homes do.
-    func sync<T>(onHomeOf key: String, _ body: @escaping (Home) -> T) -> T {
-        sync(on: home(of: key), body)
-    }
-
-    /// Runs `body` on `home` and returns its result (see `sync(onHomeOf:_:)`).
-    func sync<T>(on home: Home, _ body: @escaping (Home) -> T) -> T {
-        if home.isCurrent { return body(home) }
-        precondition(all.first?.isCurrent == true, "only the main loop waits on a home")
-        let answer = Locked<T?>(nil)
-        home.mailbox.post { let v = body(home); answer.withLock { $0 = v } }
-        // A mailbox round trip is tens of microseconds; spin briefly, then sleep between looks.
-        var spins = 0
-        while true {
-            if let v = answer.withLock({ $0 }) { return v }
-            spins += 1
-            if spins > 64 { usleep(50) } else { sched_yield() }
-        }
-    }
-
-    /// Runs `body` on the homes of `items` (by `key`), once per home with the items it is home
-    /// to, waiting for each (see `sync(onHomeOf:_:)`), and returns what they all returned.
-    func sync<Item, T>(_ items: [Item], by key: (Item) -> String, _ body: @escaping (Home, [Item]) -> [T]) -> [T] {
-        Dictionary(grouping: items) { home(of: key($0)).index }.flatMap { index, mine in sync(on: all[index]) { body($0, mine) } }
-    }
-
-    /// Runs `body` on every home in turn and returns their results, the main loop's first.
-    func gather<T>(_ body: @escaping (Home) -> T) -> [T] {
-        all.map { sync(on: $0, body) }
     }
 }

@@ -28,7 +28,7 @@ final class LoopResponses {
     }
 
     /// Relays the request to the origin and its response back, storing nothing (`DirectExchange`).
-    func passThrough(_ request: any ClientRequest, services: PassThroughServices, url: UpstreamURL, form: RequestForm,
+    func passThrough(_ request: any ClientRequest, services: LoopServices, url: UpstreamURL, form: RequestForm,
                      checkAddress: Bool, reason: String) {
         metrics.bypasses += 1
         let direct = DirectExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress,
@@ -38,7 +38,7 @@ final class LoopResponses {
     }
 
     /// A CONNECT tunnel: it takes over the connection's socket, so it runs on the connection's loop.
-    func tunnel(_ request: ServerRequest, services: PassThroughServices, policy: ConnectExchange.Policy) {
+    func tunnel(_ request: ServerRequest, services: LoopServices, policy: ConnectExchange.Policy) {
         let tunnel = ConnectExchange(services: services, request: request, policy: policy)
         keep(tunnel, for: request)
         tunnel.begin()

@@ -71,8 +71,9 @@ extension Proxy {
             h.curl.gate = gate
             h.services.freshness = new.freshness
             h.coordinators.targetedFields = new.freshness.targetedFields
-            h.services.passThrough.forwardClientAddress = new.forwardedHeaders
-            h.services.passThrough.trustedProxies = trusted
+            h.services.loopServices.forwardClientAddress = new.forwardedHeaders
+            h.services.loopServices.trustedProxies = trusted
+            h.services.loopServices.earlyHints = new.earlyHints
             h.coordinators.maxVariants = new.maxVariants
             h.playlists.prefetchSegments = new.prefetchSegments
             h.cacheKeys = new.cacheKeys

@@ -56,7 +56,9 @@ public final class Proxy {
     var adminGuard = AdminRequestGuard(listenHost: "127.0.0.1")
     private var flushTimer: LoopTimer!
     private var signals: [SignalWatcher] = []
-    var draining = false
+    /// Serving, draining or stopped (SIGTERM, SIGINT).
+    private(set) var drainState = DrainStateMachine()
+    var draining: Bool { drainState.isDraining }
     /// Responses in progress on the main loop; each removes itself as it finishes.
     var responses: LoopResponses { home.responses }
 
@@ -158,34 +160,40 @@ public final class Proxy {
         logger.info("eddy stopped")
     }
 
-    /// SIGTERM: stop accepting, let responses in flight finish (at most 30 s), commit the index, exit.
+    /// SIGTERM: stop accepting, let responses in flight finish (at most 30 s), commit the index,
+    /// exit; a second signal exits at once (`DrainStateMachine`).
     private func drain() {
-        guard !draining else {
-            loop.stop()
-            return
-        }
-        draining = true
-        SystemdNotifier.notify("STOPPING=1")
-        logger.info("draining", metadata: ["in_flight": "\(responses.count)"])
-        server.stopAccepting()
-        for w in workers { w.stopAccepting() }
-        adminServer?.stopAccepting()
-        responses.closeTunnels()
-        let deadline = EventLoop.monotonic() + 30
-        let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
-            // Every home's responses, counted on its loop now, and the replies this loop's
-            // connections still wait for (those answered on another home come back here).
-            // Asked, not waited for: the deadline holds even if a home stopped answering.
-            if EventLoop.monotonic() > deadline { return loop.stop() }
-            homes.askAll({ $0.responses.count }, then: { [unowned self] counts in
-                let idle = counts.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
-                    && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
-                if idle { loop.stop() }
-            })
-        }
-        poll.schedule(after: 0.05)
-        drainTimer = poll
+        perform(drainState.signalled(now: EventLoop.monotonic()))
     }
+
+    private func perform(_ action: DrainStateMachine.Action) {
+        switch action {
+        case .none: return
+        case .stop: drainTimer?.cancel(); loop.stop()
+        case .startDraining:
+            SystemdNotifier.notify("STOPPING=1")
+            logger.info("draining", metadata: ["in_flight": "\(responses.count)"])
+            server.stopAccepting()
+            for w in workers { w.stopAccepting() }
+            adminServer?.stopAccepting()
+            responses.closeTunnels()
+            let poll = LoopTimer(loop: loop, repeating: true) { [unowned self] in
+                // Every home's responses, counted on its loop now, and the replies this loop's
+                // connections still wait for (those answered on another home come back here).
+                // Asked, not waited for: the deadline holds even if a home stopped answering.
+                perform(drainState.polled(now: EventLoop.monotonic()))
+                guard drainState.state != .stopped else { return }
+                homes.askAll({ $0.responses.count }, then: { [unowned self] counts in
+                    let idle = counts.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
+                        && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
+                    perform(drainState.counted(idle: idle))
+                })
+            }
+            poll.schedule(after: 0.05)
+            drainTimer = poll
+        }
+    }
+
     /// Polls for the end of the drain; a second signal stops at once.
     private var drainTimer: LoopTimer?
 }

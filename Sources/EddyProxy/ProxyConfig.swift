@@ -50,6 +50,10 @@ public struct ProxyConfig: Sendable {
     public var cacheKeys = false
     /// Memory for small complete bodies served without a disk read (0 = off). See `MemoryTier`.
     public var memoryCache = 32 << 20
+    /// Forward an origin's interim heads (103 Early Hints) to HTTP/1.1 clients (`early_hints`).
+    /// Off by default, as nginx's `early_hints` is: ffmpeg, mpv and Python's http.client take a
+    /// 1xx head for the final answer over HTTP/1.1 and hang or fail (measured, see README).
+    public var earlyHints = false
     /// CONNECT tunnels (RFC 9110 section 9.3.6): off by default.
     public var allowConnect = false
     /// Ports CONNECT may reach.

@@ -10,8 +10,8 @@ enum RequestPlan {
     case refuse(status: Int, reason: String, forward: CacheStatus.Forward, allow: Bool)
     /// Passed through uncached (`DirectExchange`): needs no resource, so any loop runs it.
     case passThrough(url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String)
-    /// Needs the cache: an exchange on the home loop (which may still pass it through, see
-    /// `Proxy.handle`'s key rule).
+    /// Needs the cache: an exchange on the home loop (`Home.answer`, which may still pass it
+    /// through).
     case home(url: UpstreamURL, form: RequestForm, checkAddress: Bool)
 
     /// The plan for a request (not CONNECT, which the connection's own loop handles).

@@ -58,6 +58,9 @@ extension Eddy {
         @Flag(name: .long, help: "HLS: keep AES-128 keys in the cache (by default they are always fetched from the origin).")
         var cacheKeys = false
 
+        @Flag(name: .long, help: "Forward an origin's 103 Early Hints to HTTP/1.1 clients (off: ffmpeg and mpv hang on them).")
+        var earlyHints = false
+
         @Option(name: .long, help: "Seconds a client has from the first byte of a request to the end of its headers. (default: 10)")
         var headerTimeout: Int?
 
@@ -137,6 +140,7 @@ extension Eddy {
             if let offlineWait { c.offlineWait = offlineWait }
             if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
             if cacheKeys { c.cacheKeys = true }
+            if earlyHints { c.earlyHints = true }
             if let workers { c.workers = workers == "auto" ? 0 : Int(workers)! }
             return c
         }

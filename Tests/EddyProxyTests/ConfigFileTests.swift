@@ -227,6 +227,13 @@ final class ConfigFileTests: XCTestCase {
         }
     }
 
+    func test_apply_earlyHints_isOffByDefault_andABoolean() throws {
+        XCTAssertFalse(ProxyConfig().earlyHints)
+        XCTAssertTrue(try apply("early_hints: true").earlyHints)
+        XCTAssertFalse(try apply("early_hints: false").earlyHints)
+        XCTAssertThrowsError(try apply("early_hints: sometimes"))
+    }
+
     func test_apply_everyKeyTogether_allApplied() throws {
         let c = try apply("""
             listen: "0.0.0.0:80"

@@ -2,7 +2,8 @@
 the way the public cache-tests suite drives a cache, each case names the answers its origin gives
 to the first, second... request for a path, and reads back every request the origin saw (method,
 headers, body). It runs in the test's own process on a loopback port, in a thread, and answers
-over HTTP/1.1 with keep-alive. An `interim` answer sends a 103 Early Hints head first."""
+over HTTP/1.1 with keep-alive. An `interim` answer sends a 103 Early Hints head first, and
+waits `hold` seconds after it before the final head."""
 import email.utils, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -15,8 +16,8 @@ def http_date(offset=0):
 class Answer:
     """One scripted answer: status, header list (in order, repeats kept) and body."""
 
-    def __init__(self, status=200, headers=(), body=b"", interim=()):
-        self.status, self.headers, self.interim = status, list(headers), list(interim)
+    def __init__(self, status=200, headers=(), body=b"", interim=(), hold=0):
+        self.status, self.headers, self.interim, self.hold = status, list(headers), list(interim), hold
         self.body = body.encode() if isinstance(body, str) else body
 
 
@@ -79,6 +80,11 @@ class ScriptedOrigin:
             out.append("HTTP/1.1 %d Early Hints\r\n" % status)
             out += ["%s: %s\r\n" % kv for kv in fields]
             out.append("\r\n")
+        if a.interim and a.hold:
+            h.wfile.write("".join(out).encode("latin-1"))
+            h.wfile.flush()
+            time.sleep(a.hold)  # the subject: an origin that thinks before its final answer
+            out = []
         out.append("HTTP/1.1 %d %s\r\n" % (a.status, h.responses.get(a.status, ("X",))[0]))
         names = {k.lower() for k, _ in a.headers}
         fields = list(a.headers)

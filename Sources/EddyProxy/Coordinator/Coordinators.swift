@@ -22,8 +22,9 @@ final class Coordinators {
     var targetedFields = FreshnessPolicy().targetedFields
     /// Variants kept per URL whose responses vary (see `storageKey`).
     var maxVariants = 8
-    /// Discovery fills by cache key: later requests for the same URL wait on them.
-    var discovering: [String: FillSession] = [:]
+    /// Discovery fills by cache key: later requests for the same URL wait on them. Written by
+    /// `join` and the fills' ends only.
+    private(set) var discovering: [String: FillSession] = [:]
     /// Every fill whose transfer is in flight.
     var liveFills: [Int: FillSession] = [:]
     private var pausedFills: [FillSession] = []
@@ -72,17 +73,63 @@ final class Coordinators {
                            asked: asked, startedBy: startedBy)
     }
 
-    /// Creates the revalidation of stored `r` (counted in `eddy_revalidations_total`) and makes it
-    /// the one its coordinator's later requests join; the caller adds its waiters and begins it.
-    func startRevalidation(of r: CachedResource, fetch: FetchContext, asked: RangeResponseCheck.Asked?) -> FillSession {
-        metrics.revalidations += 1
-        let fill = startFill(kind: .revalidation, fetch: fetch, resource: r, asked: asked)
-        of(r).revalidation = fill
-        return fill
-    }
-
     /// True when confirmed bytes have reached the cache's budget.
     var isOverBudget: Bool { store.maxSize > 0 && store.totalBytes >= store.budget }
+
+    // MARK: - joining
+
+    // The one way to a resource's head from the origin (issue 30): whoever asks (a response, a
+    // prefetch, a download, a background revalidation) joins the fill in flight for that key or
+    // starts it here, so `discovering` and a coordinator's `revalidation` have one writer.
+
+    /// Joins the discovery of `key` in flight, or starts one for `purpose` (fetching `asked`).
+    /// `waiter` (none for a prefetch) hears the head, and owns a fill it started: it takes over
+    /// the transfer of an answer that is not for storing. `joined` is false when it started.
+    @discardableResult
+    func join(_ key: String, for purpose: FillPurpose, fetch: FetchContext,
+              asked: @autoclosure () -> RangeResponseCheck.Asked?, waiter: HeadWaiter?) -> (fill: FillSession, joined: Bool) {
+        if let pending = discovering[key] {
+            if let waiter { pending.addHeadWaiter(waiter) }
+            return (pending, true)
+        }
+        let fill = startFill(kind: .discovery, fetch: fetch, resource: nil, asked: asked())
+        switch purpose {
+        case let .playback(keepsSpan): fill.keepsSpan = keepsSpan
+        case .prefetch: fill.isPrefetch = true
+        case .download: break
+        }
+        discovering[key] = fill
+        begin(fill, ownedBy: waiter)
+        return (fill, false)
+    }
+
+    /// Joins the revalidation of stored `r` in flight, or starts one (a conditional request, RFC
+    /// 9110 section 13.1, counted in `eddy_revalidations_total`) that later requests join.
+    @discardableResult
+    func joinRevalidation(of r: CachedResource, fetch: FetchContext, asked: @autoclosure () -> RangeResponseCheck.Asked?,
+                          waiter: HeadWaiter?) -> (fill: FillSession, joined: Bool) {
+        let c = of(r)
+        if let pending = c.revalidation {
+            if let waiter { pending.addHeadWaiter(waiter) }
+            return (pending, true)
+        }
+        metrics.revalidations += 1
+        let fill = startFill(kind: .revalidation, fetch: fetch, resource: r, asked: asked())
+        c.revalidationStarted(fill)
+        begin(fill, ownedBy: waiter)
+        return (fill, false)
+    }
+
+    /// True while a discovery of `key` is in flight.
+    func isDiscovering(_ key: String) -> Bool { discovering[key] != nil }
+
+    private func begin(_ fill: FillSession, ownedBy waiter: HeadWaiter?) {
+        if let waiter {
+            fill.owner = waiter
+            fill.addHeadWaiter(waiter)
+        }
+        fill.begin()
+    }
 
     // MARK: - discovery
 

@@ -16,4 +16,11 @@ protocol HeadWaiter: AnyObject {
     /// False once the response is complete or abandoned.
     var isWaiting: Bool { get }
     func headArrived(_ outcome: HeadOutcome)
+    /// An interim (1xx) head came before the final one: a response forwards it if its own head
+    /// has not gone out (RFC 9110 section 15.2).
+    func interimArrived(_ head: UpstreamHead)
+}
+
+extension HeadWaiter {
+    func interimArrived(_ head: UpstreamHead) {}
 }

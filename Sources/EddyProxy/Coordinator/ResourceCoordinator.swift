@@ -14,12 +14,15 @@ final class ResourceCoordinator {
     unowned let coordinators: Coordinators
     /// The resource; it owns this coordinator (tickets and fills keep it alive while they run).
     unowned let resource: CachedResource
-    var machine: ResourceStateMachine
-    /// Fills in flight, in start order.
-    var fills: [FillSession] = []
+    /// Written here only: tickets and fills report to this class (issue 30).
+    private(set) var machine: ResourceStateMachine
+    /// Fills in flight, in start order; fills join and leave by reporting (`fillAttached`, `fillEnded`).
+    private(set) var fills: [FillSession] = []
     private var tickets: [Int: Ticket] = [:]
-    /// A conditional request in flight for this resource; others wait for its answer.
-    var revalidation: FillSession?
+    /// A conditional request in flight for this resource; others wait for its answer. Set by
+    /// `Coordinators.joinRevalidation` (`revalidationStarted`), cleared when it ends.
+    private(set) var revalidation: FillSession?
+
     /// Freshness for (version, storedAt), cached: parsing dates on every hit is measurable.
     var freshnessCache: (version: Int, storedAt: Int, freshness: Freshness)?
     /// Response headers for (version, storedAt), without Age.
@@ -55,6 +58,45 @@ final class ResourceCoordinator {
         if let range { machine.read(id, from: range.lowerBound, to: range.upperBound) }
         if fetchOnly { advanceFetchOnly() }
         return t
+    }
+
+    /// Ticket `id` reads from `position` up to `end` (exclusive).
+    func read(_ id: Int, from position: Int, to end: Int) { machine.read(id, from: position, to: end) }
+
+    /// Ticket `id`'s consumer has sent up to `position`; `end` when its last needed byte moved.
+    func advance(_ id: Int, to position: Int, end: Int?) { machine.advance(id, to: position, end: end) }
+
+    // MARK: - what fills report
+
+    func revalidationStarted(_ fill: FillSession) { revalidation = fill }
+
+    /// The revalidation `fill` ended (its head came, or it failed): later requests start their own.
+    func revalidationEnded(_ fill: FillSession) { if revalidation === fill { revalidation = nil } }
+
+    /// `fill`'s head was taken for this resource (started `startedAt`); it writes its bytes from now
+    /// on. `wholeBody`: asked for a range, the origin sent the whole body from byte 0.
+    func fillAttached(_ fill: FillSession, startedAt: Double, wholeBody: Bool) {
+        noteOriginAnswer(at: startedAt)
+        machine.stalledAt = nil // the origin answers again
+        lastRefusal = nil
+        if wholeBody { machine.originIgnoresRange = true }
+        if !fills.contains(where: { $0 === fill }) { fills.append(fill) }
+    }
+
+    /// `fill` failed: at `stalledAt` when the origin went silent for the stall timeout (responses
+    /// waiting here stop instead of retrying into the same silence), with the origin's error
+    /// answer if it sent one.
+    func fillFailed(_ fill: FillSession, stalledAt: Int?, refusal: OriginRefusal?) {
+        revalidationEnded(fill)
+        if let stalledAt { machine.stalledAt = stalledAt }
+        if let refusal { lastRefusal = refusal }
+        fillEnded(fill)
+    }
+
+    /// `fill` ended, done or not: tickets waiting on it look again.
+    func fillEnded(_ fill: FillSession) {
+        fills.removeAll { $0 === fill }
+        wake()
     }
 
     func close(_ t: Ticket) {

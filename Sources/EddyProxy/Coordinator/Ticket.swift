@@ -29,10 +29,10 @@ final class Ticket {
     }
 
     /// Starts reading at `position`, up to `end` (exclusive; `Int.max` for "to the end").
-    func read(from position: Int, to end: Int) { if isOpen { coordinator.machine.read(id, from: position, to: end) } }
+    func read(from position: Int, to end: Int) { if isOpen { coordinator.read(id, from: position, to: end) } }
 
     /// The consumer has sent up to `position`; `end` when its last needed byte moved.
-    func advance(to position: Int, end: Int? = nil) { if isOpen { coordinator.machine.advance(id, to: position, end: end) } }
+    func advance(to position: Int, end: Int? = nil) { if isOpen { coordinator.advance(id, to: position, end: end) } }
 
     /// Bytes readable at `offset` now: confirmed, or written by a fill of the current version.
     func available(at offset: Int) -> Int { coordinator.available(at: offset) }

@@ -77,11 +77,12 @@ extension DownloadEngine {
         return "http://\(authority)\(OfflineResponder.prefix)\(job.id)/\(layout.path(for: job.url))"
     }
 
-    /// The stored playlist at `url`, read on its home; nil when it is not stored whole.
-    func storedPlaylist(_ url: UpstreamURL) -> HLSPlaylist? {
-        homes.sync(onHomeOf: url.description) { h in
+    /// The stored playlist at `url`, read on its home, then handed to `done` on the main loop;
+    /// nil when it is not stored whole.
+    func storedPlaylist(_ url: UpstreamURL, then done: @escaping (HLSPlaylist?) -> Void) {
+        homes.ask(onHomeOf: url.description, { h in
             h.store.lookup(url.description, now: h.loop.wallClock()).flatMap { h.playlists.readPlaylist($0) }
-        }
+        }, then: done)
     }
 
     /// The stored playlists at `urls` (those stored whole), read on their homes, each home asked once.

@@ -37,20 +37,20 @@ extension DownloadEngine {
 
 
     /// The bytes of each unit the cache holds whole already, by unit id (absent: not held),
-    /// asked of each home once for all its units. With `pin`, what is held is pinned there and
-    /// then: a segment a player cached before the download is the download's as much as one it
-    /// fetches, and must not be evicted by the traffic that follows (issue 28). Partly held units
-    /// are not done: their fetch completes them, and pins them when it ends.
-    func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool) -> [String: Int] {
-        let found = homes.sync(units, by: \.url.description) { h, mine in
+    /// asked of each home once for all its units, then handed to `done` on the main loop. With
+    /// `pin`, what is held is pinned there and then: a segment a player cached before the download
+    /// is the download's as much as one it fetches, and must not be evicted by the traffic that
+    /// follows (issue 28). Partly held units are not done: their fetch completes them, and pins
+    /// them when it ends.
+    func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool, then done: @escaping ([String: Int]) -> Void) {
+        homes.ask(units, by: \.url.description, { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { u -> (String, Int)? in
                 guard let (r, wanted) = DownloadEngine.stored(u, on: h, now: now), r.confirmed.contains(wanted) else { return nil }
                 if pin && !r.pinned { h.store.setPinned(r, true) }
                 return (u.id, wanted.count)
             }
-        }
-        return Dictionary(found) { first, _ in first }
+        }, then: { done(Dictionary($0) { first, _ in first }) })
     }
 
     /// The stored resource of unit `u` and the bytes of it the unit wants, on its home `h`; nil
@@ -211,8 +211,23 @@ extension DownloadEngine {
         var media = inputs.media
         for (u, r) in job.recordings { media[u] = MediaPlaylist(HLSPlaylist(r.text)) }
         let plan = DownloadPlan.build(url: job.url, playlist: inputs.playlist, selection: inputs.selection, media: media)
-        let stored = storedBytes(plan.units, pin: job.state.holdsPins)
-        job.grow(plan) { stored[$0.id] }
+        let before = job.plan?.units.count ?? 0
+        job.grow(plan) { _ in nil }
+        // The new units the cache holds already are settled when their homes answer; one the pump
+        // starts meanwhile is served by the cache and settles the same way.
+        guard let units = job.plan?.units, units.count > before else { return }
+        let added = Array(units[before...])
+        storedBytes(added, pin: job.state.holdsPins) { [weak self] stored in
+            guard let self, !stored.isEmpty, let now = job.plan?.units else { return }
+            var settled = false
+            for i in before..<min(now.count, before + added.count) where now[i].id == added[i - before].id {
+                guard let n = stored[now[i].id], !job.unitDone[i], job.inFlight[i] == nil else { continue }
+                job.unitDone[i] = true
+                job.unitBytes[i] = n
+                settled = true
+            }
+            if settled { self.changed(job) }
+        }
     }
 
     /// Writes a recording's new segments to the job database (the header goes with the job's record).

@@ -40,6 +40,7 @@ extension DownloadEngine {
         job.inFlight.removeAll()
         for f in job.resolving { f.cancel() }
         job.resolving.removeAll()
+        job.planGeneration += 1
         job.retryTimer?.cancel()
         job.retryTimer = nil
         job.pumpTimer?.cancel()
@@ -114,7 +115,7 @@ extension DownloadEngine {
                 do {
                     let c = try job.spec.configurations()
                     let s = try AssetSelector.select(mv, primary: c.primary, auxiliary: c.auxiliary, locale: locale)
-                    loadMedia(job, playlist: mv, selection: s.renditions, fetch: fetch)
+                    loadMedia(job, playlist: mv, master: p, selection: s.renditions, fetch: fetch)
                 } catch {
                     fetch ? planFailed(job, "\(error)") : job.resolving.removeAll()
                 }
@@ -129,7 +130,10 @@ extension DownloadEngine {
         fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot
     }
 
-    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, selection: [SelectedRendition], fetch: Bool) {
+    /// `master` is the stored multivariant playlist `playlist` was read from, kept with the plan
+    /// for `playableOffline`.
+    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, master: HLSPlaylist? = nil,
+                           selection: [SelectedRendition], fetch: Bool) {
         var loaded: [UpstreamURL: HLSPlaylist] = [:]
         var pending = 0
         var failure: String?
@@ -146,19 +150,12 @@ extension DownloadEngine {
             let media = mediaForPlan(job, loaded: loaded)
             job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
             let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
-            let stored = storedBytes(plan.units, pin: job.state.holdsPins)
-            job.adopt(plan) { stored[$0.id] }
-            logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
-                                                       "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
-            changed(job)
-            guard fetch else { return }
-            if let why = spaceShortfall(job) {
-                perform(job.machine.noSpace(why), job)
-                changed(job)
-                return schedule() // its slot is free
+            job.planGeneration += 1
+            let generation = job.planGeneration
+            storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
+                guard let self, job.planGeneration == generation, self.planWanted(job, fetch: fetch) else { return }
+                self.adoptPlan(job, plan, master: master, stored: stored, fetch: fetch)
             }
-            pump(job)
-            keepRecording(job, after: reloadDelay(job, grew: true))
         }
         pending = urls.count
         for u in urls {
@@ -178,6 +175,23 @@ extension DownloadEngine {
             }
         }
         finished()
+    }
+
+    /// Takes a plan once its homes said which units the cache holds, then starts fetching.
+    private func adoptPlan(_ job: DownloadJob, _ plan: DownloadPlan, master: HLSPlaylist?, stored: [String: Int], fetch: Bool) {
+        job.adopt(plan) { stored[$0.id] }
+        if let master { job.storedMaster = (master, job.completeRenditions()) }
+        logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
+                                                   "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
+        changed(job)
+        guard fetch else { return }
+        if let why = spaceShortfall(job) {
+            perform(job.machine.noSpace(why), job)
+            changed(job)
+            return schedule() // its slot is free
+        }
+        pump(job)
+        keepRecording(job, after: reloadDelay(job, grew: true))
     }
 
     /// A playlist could not be had: counted like a segment's failure (retried with backoff).

@@ -308,6 +308,12 @@ final class DownloadEngine {
     func changed(_ job: DownloadJob) {
         job.offlineFiles = nil // what its offline URL serves is made again when next asked
         publishCatalog()
+        readStoredMaster(job)
+        notify(job)
+    }
+
+    /// Tells the observers (the dashboard's feed) of the job as it is now.
+    func notify(_ job: DownloadJob) {
         for f in observers.values { f(job) }
     }
 }

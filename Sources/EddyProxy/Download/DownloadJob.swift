@@ -40,6 +40,9 @@ final class DownloadJob {
     var window: FetchWindow
     /// Fetches of the playlists while the plan is built.
     var resolving: [HomeFetch] = []
+    /// Counts plans built; a plan whose stored units its homes report after a newer build began
+    /// (or after the job stopped fetching) is dropped.
+    var planGeneration = 0
     var retryTimer: LoopTimer?
     /// Consecutive failures to build the plan (a playlist could not be had).
     var planFailures = 0
@@ -70,6 +73,10 @@ final class DownloadJob {
     /// What its offline URL serves, by path (see `DownloadEngine.offlineFiles`); nil until asked
     /// after a change.
     var offlineFiles: [String: ExportFile]?
+    /// The stored multivariant playlist as last read on its home, and the renditions held whole
+    /// then (see `DownloadEngine.readStoredMaster`); a read is in flight while `readingMaster`.
+    var storedMaster: (playlist: HLSPlaylist?, complete: Set<Int>)?
+    var readingMaster = false
     /// Fetches of units that ended (stored or failed), for the watchdog.
     var fetchesEnded = 0
     /// The job's access and error log, newest last, bounded.

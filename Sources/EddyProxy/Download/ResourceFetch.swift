@@ -77,11 +77,6 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
             // Stored without a validator or length: bytes already there cannot be resumed safely.
             cache.remove(r)
         }
-        if let pending = coordinators.discovering[key] {
-            fill = pending
-            pending.addHeadWaiter(self)
-            return
-        }
         // A byte-range segment discovers its resource with its own range widened to whole
         // blocks, so a single-file rendition is fetched segment by segment. Whole blocks, because
         // bytes are confirmed by the block: a fill that stopped inside one would leave it to be
@@ -90,29 +85,15 @@ final class ResourceFetch: HeadWaiter, TicketConsumer {
         let asked = range.map {
             RangeResponseCheck.Asked.span(first: blocks.floor($0.lowerBound), last: blocks.lastByte(ofBlockHolding: $0.upperBound - 1))
         }
-        let f = coordinators.startFill(kind: .discovery, fetch: context, resource: nil, asked: asked)
-        coordinators.discovering[key] = f
-        f.owner = self
-        f.addHeadWaiter(self)
-        fill = f
-        f.begin()
+        fill = coordinators.join(key, for: .download, fetch: context, asked: asked, waiter: self).fill
     }
 
     /// Asks the origin whether the stored copy is current (a conditional request, RFC 9110
     /// section 13.1), joining a revalidation in flight; the head's outcome starts the lookup again.
     private func startRevalidation(_ r: CachedResource) {
         revalidated = true
-        let c = coordinators.of(r)
-        if let pending = c.revalidation {
-            fill = pending
-            pending.addHeadWaiter(self)
-            return
-        }
-        let f = coordinators.startRevalidation(of: r, fetch: context, asked: .span(first: 0, last: CacheStore.blocks.lastByte(ofBlockHolding: 0)))
-        f.owner = self
-        f.addHeadWaiter(self)
-        fill = f
-        f.begin()
+        fill = coordinators.joinRevalidation(of: r, fetch: context, asked: .span(first: 0, last: CacheStore.blocks.lastByte(ofBlockHolding: 0)),
+                                             waiter: self).fill
     }
 
     private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress) }

@@ -55,15 +55,15 @@ extension CacheExchange {
         respond(r)
     }
 
-    /// This response waits on `fill` for the origin's word on a download's copy: after
+    /// This response waits on its fill (`awaitedFill`) for the origin's word on a download's copy: after
     /// `offline_wait` the origin is taken as unreachable and the copy served from disk. The fill
     /// goes on without this response (its end, or its failure, still tells `OriginHealth`).
-    func armOfflineWait(on fill: FillSession?) {
-        let timer = LoopTimer(loop: services.loop) { [weak self, weak fill] in
+    func armOfflineWait() {
+        let timer = LoopTimer(loop: services.loop) { [weak self] in
             guard let self, !self.done, self.offlineTimer != nil, let r = self.resource else { return }
             self.offlineTimer = nil
             self.services.health?.failed(self.url, why: "no answer within offline_wait (\(self.services.offlineWait) s)")
-            fill?.forget(self)
+            self.awaitedFill?.forget(self)
             self.machine.servedOffline()
             self.respond(r)
         }

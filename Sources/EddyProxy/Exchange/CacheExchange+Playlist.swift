@@ -37,7 +37,7 @@ extension CacheExchange {
         }
         var stored = services.responseHeaders(for: r).headers
         stored.add("Age", services.age(r, now: services.loop.wallClock()))
-        let response = services.passThrough.playlistResponse(playlist, headers: stored, url: url, form: form)
+        let response = services.loopServices.playlistResponse(playlist, headers: stored, url: url, form: form)
         var h = response.headers
         machine.setStored(cacheStatus.forward != nil)
         if case .live = playlist.kind {} else { machine.setTTL(services.ttl(r, now: services.loop.wallClock())) }

@@ -38,7 +38,6 @@ final class CacheExchange {
     var done: Bool { machine.isDone }
     var bytesServed = 0
     var bytesAtStart = ByteRangeSet()
-    var countedCoalesce = false
     /// Set when a stale copy is served under stale-while-revalidate (see `revalidateInBackground`).
     var revalidateWhenDone = false
     /// The version held whole when this response looked it up, if any: a playlist sent whole
@@ -112,7 +111,7 @@ final class CacheExchange {
         let swr = !fresh && role != .revalidated && stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
-                                                   discovering: coordinators.discovering[key] != nil,
+                                                   discovering: coordinators.isDiscovering(key),
                                                    staleWhileRevalidate: swr)
         machine.lookedUp(lookup, variant: resolved != base, again: reresolved > 0)
         switch lookup {
@@ -123,47 +122,27 @@ final class CacheExchange {
             // meanwhile would cut off the stale copy mid-body.
             revalidateWhenDone = true
             resourceReady()
-        case .joinRevalidation:
-            if role != .none { armOfflineWait(on: c?.revalidation) }
-            coalesce(on: c?.revalidation)
-        case .joinDiscovery:
-            coalesce(on: coordinators.discovering[key])
-        case .revalidate:
+        case .joinRevalidation, .revalidate:
             guard let r = stored else { return }
-            let fill = coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r))
-            if role != .none { armOfflineWait(on: fill) }
-            start(fill)
-        case .discover:
-            let fill = coordinators.startFill(kind: .discovery, fetch: fetchContext, resource: nil, asked: discoveryAsked())
-            fill.keepsSpan = isHead
-            coordinators.discovering[key] = fill
-            start(fill)
+            if role != .none { armOfflineWait() }
+            wait(on: coordinators.joinRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r), waiter: self))
+        case .joinDiscovery, .discover:
+            wait(on: coordinators.join(key, for: .playback(keepsSpan: isHead), fetch: fetchContext, asked: discoveryAsked(), waiter: self))
         }
     }
 
     /// One background revalidation of the stored resource (RFC 5861 section 3), unless one is in
     /// flight: nobody waits for its head, and its answer refreshes or replaces the stored copy.
     func revalidateInBackground(_ r: CachedResource) {
-        let c = coordinators.of(r)
-        guard c.revalidation == nil, services.cache.lookup(key, now: services.loop.wallClock()) === r else { return }
-        coordinators.startRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r)).begin()
+        guard services.cache.lookup(key, now: services.loop.wallClock()) === r else { return }
+        coordinators.joinRevalidation(of: r, fetch: fetchContext, asked: firstBlockAsked(r), waiter: nil)
     }
 
-    /// Waits for the head of a fill another response started.
-    private func coalesce(on fill: FillSession?) {
-        services.metrics.coalesced += 1
-        countedCoalesce = true
-        awaitedFill = fill
-        fill?.addHeadWaiter(self)
-    }
-
-    /// Starts a discovery or revalidation this response owns (it inherits the transfer of an
-    /// unstorable answer) and waits for its head.
-    private func start(_ fill: FillSession) {
-        fill.owner = self
-        awaitedFill = fill
-        fill.addHeadWaiter(self)
-        fill.begin()
+    /// Waits for the head of the fill it joined (counted as coalesced) or started (it owns it:
+    /// it inherits the transfer of an unstorable answer).
+    private func wait(on joined: (fill: FillSession, joined: Bool)) {
+        if joined.joined { services.metrics.coalesced += 1 }
+        awaitedFill = joined.fill
     }
 
     /// The range for a discovery request: the client's first range, widened to whole blocks.
@@ -236,7 +215,7 @@ final class CacheExchange {
         guard machine.passThrough() else { return }
         releaseResource()
         services.metrics.bypasses += 1
-        let direct = DirectExchange(services: services.passThrough, request: request, url: url, form: form, checkAddress: checkAddress,
+        let direct = DirectExchange(services: services.loopServices, request: request, url: url, form: form, checkAddress: checkAddress,
                                     reason: refusal ?? "not storable")
         passedTo = direct // it reports the request finished; until then this keeps it alive
         direct.begin(adopting: transfer, head: head)
@@ -323,6 +302,10 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
         case let .notStorable(transfer, head, refusal): passThrough(transfer: transfer, head: head, refusal: refusal)
         case let .failed(reason, timeout): headFailed(reason: reason, timeout: timeout)
         }
+    }
+
+    func interimArrived(_ head: UpstreamHead) {
+        if !done { services.loopServices.forwardInterim(head, to: request) }
     }
 
     func ticket(_ ticket: Ticket, reports event: TicketEvent) {

@@ -15,7 +15,7 @@ final class ConnectExchange {
         var idleTimeout = 300.0
     }
 
-    private let services: PassThroughServices
+    private let services: LoopServices
     private let request: ServerRequest
     private let policy: Policy
     private let startedAt = EventLoop.monotonic()
@@ -25,7 +25,7 @@ final class ConnectExchange {
     /// The relay, once the upstream connection is made.
     private(set) var tunnel: Tunnel?
 
-    init(services: PassThroughServices, request: ServerRequest, policy: Policy) {
+    init(services: LoopServices, request: ServerRequest, policy: Policy) {
         self.services = services
         self.request = request
         self.policy = policy

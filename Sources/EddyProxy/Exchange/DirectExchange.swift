@@ -7,7 +7,7 @@ import EddyLoop
 /// resources eddy does not cache. Flow control: the upstream transfer pauses while the client's
 /// output buffer is above the high-water mark and resumes when it drains.
 final class DirectExchange {
-    let services: PassThroughServices
+    let services: LoopServices
     let request: any ClientRequest
     let url: UpstreamURL
     let checkAddress: Bool
@@ -28,7 +28,7 @@ final class DirectExchange {
 
     private static let highWater = 256 << 10
 
-    init(services: PassThroughServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
+    init(services: LoopServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool, reason: String) {
         self.services = services
         self.request = request
         self.url = url
@@ -60,6 +60,7 @@ final class DirectExchange {
         transfer = t
         wire(t)
         t.onHead = { head in self.forwardHead(head) }
+        t.onInterim = { head in if !self.done { self.services.forwardInterim(head, to: self.request) } }
         services.metrics.upstreamFetches += 1
         t.start()
     }

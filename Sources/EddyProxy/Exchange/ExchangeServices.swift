@@ -29,7 +29,7 @@ final class ExchangeServices {
     /// Freshness rules (a configuration reload replaces them).
     var freshness: FreshnessPolicy
     /// What pass-through responses on this loop use (and the fields and redirects of cached ones).
-    var passThrough: PassThroughServices!
+    var loopServices: LoopServices!
     /// The renditions downloads of the multivariant playlist at a URL hold whole (their URLs), nil
     /// when no download is of it: what that playlist lists when served offline.
     var offlineRenditions: ((UpstreamURL) -> Set<String>?)?
@@ -68,9 +68,9 @@ final class ExchangeServices {
         return h
     }
 
-    /// The client's fields to send upstream (see `PassThroughServices.upstreamFields`).
+    /// The client's fields to send upstream (see `LoopServices.upstreamFields`).
     func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
-        passThrough.upstreamFields(for: request, fill: fill)
+        loopServices.upstreamFields(for: request, fill: fill)
     }
 
     /// Invalidates the stored response for `url`, and for each URI reference in `others` that
@@ -105,9 +105,9 @@ final class ExchangeServices {
         return targets
     }
 
-    /// A redirect's Location as the client must see it (see `PassThroughServices.clientLocation`).
+    /// A redirect's Location as the client must see it (see `LoopServices.clientLocation`).
     func clientLocation(_ location: String?, base: UpstreamURL, form: RequestForm) -> String? {
-        passThrough.clientLocation(location, base: base, form: form)
+        loopServices.clientLocation(location, base: base, form: form)
     }
 
     // MARK: - stored responses

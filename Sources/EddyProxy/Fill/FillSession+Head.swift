@@ -96,7 +96,7 @@ extension FillSession {
     }
 
     private func finishRevalidation(_ c: ResourceCoordinator) {
-        if c.revalidation === self { c.revalidation = nil }
+        c.revalidationEnded(self)
         for w in takeHeadWaiters() { w.headArrived(.ready) }
     }
 
@@ -105,11 +105,6 @@ extension FillSession {
         version = r.version
         let isFull = body.isFull
         machine.headVerified(bodyStart: body.start, isFull: isFull, bodyEnd: body.end)
-        let c = coordinators.of(r)
-        c.noteOriginAnswer(at: startedAt)
-        c.machine.stalledAt = nil // the origin answers again
-        c.lastRefusal = nil
-        if isFull && asked != nil { c.machine.originIgnoresRange = true } // the whole body from byte 0
-        if !c.fills.contains(where: { $0 === self }) { c.fills.append(self) }
+        coordinators.of(r).fillAttached(self, startedAt: startedAt, wholeBody: isFull && asked != nil)
     }
 }

@@ -101,6 +101,8 @@ final class FillSession {
         // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
         // when the transfer completes or is cancelled (it drops its callbacks then).
         t.onHead = { head in self.received(head: head) }
+        // Early hints go to the responses waiting for this head; they are never stored.
+        t.onInterim = { head in for w in self.headWaiters where w.isWaiting { w.interimArrived(head) } }
         t.onData = { bytes in self.received(bytes) }
         t.onComplete = { error in self.completed(error) }
     }
@@ -119,6 +121,7 @@ final class FillSession {
         handedOver = t != nil
         transfer = nil
         t?.onHead = nil
+        t?.onInterim = nil
         t?.onData = nil
         t?.onComplete = nil
         machine.fail("handed over")
@@ -243,24 +246,16 @@ final class FillSession {
         transfer?.cancel()
         transfer = nil
         if let r = resource {
-            let c = coordinators.of(r)
-            if c.revalidation === self { c.revalidation = nil }
-            // The origin already had `stall_timeout` to send a byte: responses waiting here stop
-            // instead of retrying into the same silence (each retry would cost another timeout).
-            if error?.isTimeout == true { c.machine.stalledAt = cursor }
-            if let refusal = OriginRefusal(head, now: coordinators.loop.wallClock()) { c.lastRefusal = refusal }
-            detach(r)
+            // The origin already had `stall_timeout` to send a byte (each retry would cost another).
+            coordinators.of(r).fillFailed(self, stalledAt: error?.isTimeout == true ? cursor : nil,
+                                          refusal: OriginRefusal(head, now: coordinators.loop.wallClock()))
         }
         let waiters = takeHeadWaiters()
         if kind == .discovery { coordinators.discoveryFailed(self) }
         for w in waiters { w.headArrived(.failed(reason, timeout: error?.isTimeout ?? false)) }
     }
 
-    private func detach(_ r: CachedResource) {
-        let c = coordinators.of(r)
-        c.fills.removeAll { $0 === self }
-        c.wake()
-    }
+    private func detach(_ r: CachedResource) { coordinators.of(r).fillEnded(self) }
 
     /// Resumes a paused transfer (outside curl callbacks).
     func resume() {

@@ -131,7 +131,7 @@ final class Playlists {
     /// Fetches `next` into the cache unless it is there or on its way. On its home.
     func prefetch(segment next: UpstreamURL) {
         let k = next.description
-        if coordinators.discovering[k] != nil { return }
+        if coordinators.isDiscovering(k) { return }
         // A playlist may name any URL; prefetch fetches only what the gate allows, with the
         // address check the gate asks for (the playlist request's own does not carry over).
         guard case let .allow(checkAddress) = resolver.gate.check(next) else {
@@ -147,10 +147,7 @@ final class Playlists {
                   let gap = r.confirmed.gaps(in: 0..<len).first else { return }
             _ = c.open(priority: .prefetch, fetchOnly: true, range: gap.lowerBound..<len, fetch: fetch, consumer: nil)
         } else {
-            let fill = coordinators.startFill(kind: .discovery, fetch: fetch, resource: nil, asked: nil)
-            fill.isPrefetch = true
-            coordinators.discovering[k] = fill
-            fill.begin()
+            coordinators.join(k, for: .prefetch, fetch: fetch, asked: nil, waiter: nil)
         }
         metrics.prefetches += 1
     }

@@ -1,4 +1,4 @@
-import EddyCache
+@testable import EddyProxy
 import Foundation
 import Testing
 

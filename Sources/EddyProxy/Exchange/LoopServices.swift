@@ -3,12 +3,14 @@ import EddyHLS
 import EddyLoop
 import Logging
 
-/// What a pass-through response (`DirectExchange`) needs, on the loop that runs it: that loop's
-/// upstream client (its own curl multi handle) and counters, the shared routes, and the two
-/// things only the home loop may do, handed to it as closures: learning a playlist's segments
-/// and keys, and invalidating stored responses after an unsafe method (RFC 9111 section 4.4).
-/// Pass-through needs no resource, so a worker loop runs it whole: no crossing per request.
-final class PassThroughServices {
+/// What every exchange on a loop shares, whether it needs a resource or not: that loop's
+/// upstream client (its own curl multi handle) and counters, the shared routes, the client fields
+/// sent upstream, and the two things only a home loop may do, handed over as closures: learning a
+/// playlist's segments and keys, and invalidating stored responses after an unsafe method (RFC
+/// 9111 section 4.4). A pass-through response (`DirectExchange`) and a tunnel need nothing else,
+/// so a worker loop runs them whole; a cached response (`CacheExchange`) reaches it through its
+/// `ExchangeServices`.
+final class LoopServices {
     let loop: EventLoop
     let upstream: UpstreamClient
     /// This loop's counters (summed over the loops at /metrics).
@@ -19,6 +21,14 @@ final class PassThroughServices {
     var forwardClientAddress = true
     /// Peers whose incoming X-Forwarded-For and Forwarded are kept (others' are replaced).
     var trustedProxies = Set<String>()
+    /// Whether an origin's interim heads (103 Early Hints) reach clients (`early_hints`; a reload changes it).
+    var earlyHints = false
+
+    /// Passes an origin's interim head on to `request` when `early_hints` allows (RFC 9110
+    /// section 15.2; `ClientRequest.sendInterim` sends none once the final head went out).
+    func forwardInterim(_ head: UpstreamHead, to request: any ClientRequest) {
+        if earlyHints { request.sendInterim(status: head.status, headers: head.headers) }
+    }
     /// Learns what a playlist that passed through says (its segments and keys), at home.
     let learn: (HLSPlaylist, UpstreamURL) -> Void
     /// Invalidates what is stored for a URL and the URI references that name it, at home.

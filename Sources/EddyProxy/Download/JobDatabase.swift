@@ -1,3 +1,5 @@
+import EddyCache
+
 /// Download jobs, in their own SQLite file beside the cache index (`downloads.db`): one row per
 /// job, its record as JSON (the download engine owns the format). Separate from the index so a
 /// damaged or rebuilt index never costs the list of jobs, and the index's writer queue stays the

@@ -2,8 +2,8 @@
 the way the public cache-tests suite drives a cache, each case names the answers its origin gives
 to the first, second... request for a path, and reads back every request the origin saw (method,
 headers, body). It runs in the test's own process on a loopback port, in a thread, and answers
-over HTTP/1.1 with keep-alive. An `interim` answer sends a 103 Early Hints head first, and
-waits `hold` seconds after it before the final head."""
+over HTTP/1.1 with keep-alive. An `interim` answer sends a 103 Early Hints head first (after
+`think` seconds), and waits `hold` seconds after it before the final head."""
 import email.utils, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -16,8 +16,8 @@ def http_date(offset=0):
 class Answer:
     """One scripted answer: status, header list (in order, repeats kept) and body."""
 
-    def __init__(self, status=200, headers=(), body=b"", interim=(), hold=0):
-        self.status, self.headers, self.interim, self.hold = status, list(headers), list(interim), hold
+    def __init__(self, status=200, headers=(), body=b"", interim=(), hold=0, think=0):
+        self.status, self.headers, self.interim, self.hold, self.think = status, list(headers), list(interim), hold, think
         self.body = body.encode() if isinstance(body, str) else body
 
 
@@ -76,6 +76,8 @@ class ScriptedOrigin:
             script = self.answers.get(path) or [Answer(404, [("Cache-Control", "no-store")], "no script\n")]
             a = script[min(len(seen), len(script)) - 1]
         out = []
+        if a.think:
+            time.sleep(a.think)  # the subject: an origin slow to its first head
         for status, fields in a.interim:
             out.append("HTTP/1.1 %d Early Hints\r\n" % status)
             out += ["%s: %s\r\n" % kv for kv in fields]

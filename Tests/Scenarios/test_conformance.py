@@ -2,9 +2,9 @@
 rewritten against a scripted origin (scripted_origin.py): each names the suite's test id it
 stands for. A case counts the requests the origin saw: "cached" is one, "not cached" two, and
 a client miss that costs the origin two requests (the suite's "retry") fails."""
-import http.client, os, socket, subprocess, time
+import http.client, os, socket, subprocess, threading, time
 import pytest
-from conftest import Eddy, ff, make_file, sha
+from conftest import Eddy, ff, make_file, sha, wait_for
 from scripted_origin import Answer, ScriptedOrigin, http_date
 
 
@@ -220,6 +220,27 @@ def test_interim_reaches_the_client(ed, so):
     assert b"\r\nLink: </a.css>; rel=preload" in hint and b"X-Hop" not in hint, hint
     assert rest.startswith(b"HTTP/1.1 200 ") and rest.endswith(b"final"), rest[:300]
     assert waited > 0.5, "the hint came only with the final answer"  # it went out while the origin held
+
+
+# Responses that coalesced on one fill each get the hint it brings: two clients wait on the same
+# cold URL before the origin's hint, and each sees it ahead of the shared answer; one origin request.
+def test_interim_reaches_every_coalesced_waiter(ed, so):
+    so.script("/interim-shared", Answer(200, [("Cache-Control", "max-age=3600")], "shared", think=1.0, hold=0.3,
+                                        interim=[(103, [("Link", "</s.css>; rel=preload")])]))
+    results = [None, None]
+
+    def read(i):
+        results[i] = raw_read(ed, b"GET /s/interim-shared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+
+    threads = [threading.Thread(target=read, args=(i,)) for i in range(2)]
+    threads[0].start()
+    wait_for(lambda: len(so.seen("/interim-shared")) == 1, 5, what="the first request at the origin")
+    threads[1].start()
+    for t in threads:
+        t.join(30)
+    for data in results:
+        assert data is not None and data.startswith(b"HTTP/1.1 103 ") and data.endswith(b"shared"), (data or b"")[:300]
+    assert len(so.seen("/interim-shared")) == 1
 
 
 # A client that speaks HTTP/1.0 gets no 1xx (RFC 9110 section 15.2); a pass-through request

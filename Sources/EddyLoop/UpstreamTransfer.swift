@@ -261,7 +261,7 @@ public final class UpstreamTransfer {
         }
         if line.isEmpty {
             // End of one head; 1xx heads (103 Early Hints, 100 Continue) are followed by the real one.
-            if (102..<200).contains(pendingStatus) && !headDelivered {
+            if InterimHead.isForwarded(pendingStatus) && !headDelivered {
                 onInterim?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion))
                 return true
             }

@@ -212,21 +212,12 @@ extension DownloadEngine {
         for (u, r) in job.recordings { media[u] = MediaPlaylist(HLSPlaylist(r.text)) }
         let plan = DownloadPlan.build(url: job.url, playlist: inputs.playlist, selection: inputs.selection, media: media)
         let before = job.plan?.units.count ?? 0
-        job.grow(plan) { _ in nil }
+        job.grow(plan)
         // The new units the cache holds already are settled when their homes answer; one the pump
         // starts meanwhile is served by the cache and settles the same way.
         guard let units = job.plan?.units, units.count > before else { return }
-        let added = Array(units[before...])
-        storedBytes(added, pin: job.state.holdsPins) { [weak self] stored in
-            guard let self, !stored.isEmpty, let now = job.plan?.units else { return }
-            var settled = false
-            for i in before..<min(now.count, before + added.count) where now[i].id == added[i - before].id {
-                guard let n = stored[now[i].id], !job.unitDone[i], job.inFlight[i] == nil else { continue }
-                job.unitDone[i] = true
-                job.unitBytes[i] = n
-                settled = true
-            }
-            if settled { self.changed(job) }
+        storedBytes(Array(units[before...]), pin: job.state.holdsPins) { [weak self] stored in
+            if job.settle(stored, from: before) { self?.changed(job) }
         }
     }
 

@@ -179,7 +179,7 @@ extension DownloadEngine {
 
     /// Takes a plan once its homes said which units the cache holds, then starts fetching.
     private func adoptPlan(_ job: DownloadJob, _ plan: DownloadPlan, master: HLSPlaylist?, stored: [String: Int], fetch: Bool) {
-        job.adopt(plan) { stored[$0.id] }
+        job.adopt(plan, stored: stored)
         if let master { job.storedMaster = (master, job.completeRenditions()) }
         logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
                                                    "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])

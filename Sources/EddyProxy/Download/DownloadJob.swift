@@ -119,8 +119,9 @@ final class DownloadJob {
         if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
     }
 
-    /// Installs a plan; `stored` says which units the cache holds whole already (their bytes).
-    func adopt(_ p: DownloadPlan, stored: (DownloadPlan.Unit) -> Int?) {
+    /// Installs a plan; `stored` says which units the cache holds whole already (their bytes, by
+    /// unit id).
+    func adopt(_ p: DownloadPlan, stored: [String: Int]) {
         plan = p
         unitDone = Array(repeating: false, count: p.units.count)
         unitBytes = Array(repeating: 0, count: p.units.count)
@@ -129,26 +130,40 @@ final class DownloadJob {
         dropped = []
         cursor = 0
         planStale = false
-        for i in p.units.indices {
-            if let n = stored(p.units[i]) { unitDone[i] = true; unitBytes[i] = n }
+        for (i, u) in p.units.enumerated() {
+            if let n = stored[u.id] { unitDone[i] = true; unitBytes[i] = n }
         }
     }
 
     /// Takes a plan that extends the current one (a recording grew): units already planned keep
-    /// their place and state (fetches in flight refer to them by index); new units go at the end.
-    func grow(_ p: DownloadPlan, stored: (DownloadPlan.Unit) -> Int?) {
-        guard var merged = plan else { return adopt(p, stored: stored) }
+    /// their place and state (fetches in flight refer to them by index); new units go at the end,
+    /// not done until `settle` or their fetch says otherwise.
+    func grow(_ p: DownloadPlan) {
+        guard var merged = plan else { return adopt(p, stored: [:]) }
         let known = Set(merged.units.map(\.id))
         merged.units += p.units.filter { !known.contains($0.id) }
         merged.renditions = p.renditions
         merged.drm = p.drm
         plan = merged
-        for i in unitDone.count..<merged.units.count {
-            let n = stored(merged.units[i])
-            unitDone.append(n != nil)
-            unitBytes.append(n ?? 0)
-            unitFailures.append(0)
+        let added = merged.units.count - unitDone.count
+        unitDone += Array(repeating: false, count: added)
+        unitBytes += Array(repeating: 0, count: added)
+        unitFailures += Array(repeating: 0, count: added)
+    }
+
+    /// Marks done the units from index `start` on that the cache holds whole (`stored`: their
+    /// bytes, by unit id), unless done already or in flight (their fetch settles them). True when
+    /// any was marked.
+    func settle(_ stored: [String: Int], from start: Int) -> Bool {
+        guard let units = plan?.units, !stored.isEmpty, start < units.count else { return false }
+        var settled = false
+        for i in start..<units.count where !unitDone[i] && inFlight[i] == nil {
+            guard let n = stored[units[i].id] else { continue }
+            unitDone[i] = true
+            unitBytes[i] = n
+            settled = true
         }
+        return settled
     }
 
     var allStored: Bool { plan != nil && !unitDone.contains(false) }

@@ -7,7 +7,9 @@ import PackageDescription
 //   EddyHLS    pure HLS playlist model: parse, classify, rewrite URIs byte-exactly; no I/O
 //   EddyLoop   event-loop wrappers: evhttp server, timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
-//   EddyProxy  the pipeline: routing, fill sessions, responders, access log, metrics
+//   EddyResources  one home per loop for its resources: coordinators, fills, playlists and
+//                  prefetch, origin health, the upstream client, the memory tier
+//   EddyProxy  the pipeline: exchanges, downloads, admin, access log, composition
 //   eddy       the command line
 let package = Package(
     name: "eddy",
@@ -33,8 +35,12 @@ let package = Package(
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
         .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "EddyResources", dependencies: [
+            "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "EddyProxy", dependencies: [
-            "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -46,7 +52,8 @@ let package = Package(
         .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
-        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyCore"]),
+        .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
+        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
     ],
     swiftLanguageModes: [.v5]

@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 
 /// The requests a loop takes, whichever loop's listener accepted them: published hits,
 /// tunnels, refusals and pass-through responses are answered on the loop that took them; a

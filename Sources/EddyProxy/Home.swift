@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Glibc
 import Logging
 
@@ -94,7 +95,7 @@ final class Home {
         playlists = Playlists(cache: store, coordinators: coordinators, routing: shared.routing, metrics: metrics, logger: logger,
                               loop: loop, prefetchSegments: config.prefetchSegments, directory: shared.directory)
         playlists.cacheAvailable = store.isAvailable
-        playlists.homes = shared.homes
+        playlists.onHomeOf = { [homes = shared.homes] url, body in homes.run(onHomeOf: url.description) { body($0.playlists) } }
         // The memory tier's budget is the proxy's, split evenly: each home keeps its own
         // resources' bodies.
         memory = MemoryTier(budget: config.memoryCache / shared.loops)

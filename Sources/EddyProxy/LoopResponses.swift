@@ -1,5 +1,6 @@
 import EddyCore
 import EddyLoop
+import EddyResources
 
 /// The responses one loop is answering. An exchange is referenced only from its callbacks
 /// between them, so this table is what keeps it alive until it finishes; it is also what a drain

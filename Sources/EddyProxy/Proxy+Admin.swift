@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 
 /// The admin listener: the dashboard at `/`, health, readiness, Prometheus metrics, and the JSON
 /// API (downloads, resources, fills, the dashboard's event stream, its OpenAPI document). Off

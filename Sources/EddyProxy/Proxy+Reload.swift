@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 import Glibc
 
 /// SIGHUP: the configuration is read again and what can change in a running eddy is applied on

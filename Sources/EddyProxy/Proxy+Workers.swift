@@ -1,4 +1,5 @@
 import EddyLoop
+import EddyResources
 import Glibc
 
 /// Several event loops (`workers`). Each worker loop accepts its share of the proxy's

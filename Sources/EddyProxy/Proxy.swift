@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Glibc
 import Logging
 

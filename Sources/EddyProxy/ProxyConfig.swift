@@ -1,5 +1,6 @@
 import EddyCore
 import EddyLoop
+import EddyResources
 
 /// Everything `eddy serve` can be told, from flags or the config file.
 public struct ProxyConfig: Sendable {

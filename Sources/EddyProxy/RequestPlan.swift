@@ -1,6 +1,7 @@
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Where a client request is answered, decided from the request alone (and the routes), so that
 /// any loop can decide it: refused at once, passed through uncached on the loop that took it,

@@ -1,4 +1,5 @@
 import EddyCore
+@testable import EddyResources
 import XCTest
 @testable import EddyProxy
 

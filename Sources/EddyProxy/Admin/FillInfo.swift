@@ -1,4 +1,5 @@
 import EddyLoop
+import EddyResources
 
 /// A fill in flight, as `GET /api/fills` shows it: what it fetches, how far it got, how fast,
 /// and who waits on it.

@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 import Foundation
 
 /// The cache's admin API (issue 14; paths fixed, scripts rely on them):

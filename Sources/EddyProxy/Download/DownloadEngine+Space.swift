@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Foundation
 
 /// Pins and space: what a download may take beside the others under `--max-size`, releasing an

@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 
 /// Brings one URL's whole body into the cache through its resource coordinator, for a download
 /// job: a discovery fill when nothing is stored (joining one in flight), then a fetch-only ticket

@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Planning the response for a stored resource: preconditions, ranges, multipart framing, and
 /// whether it can go out whole at once or must stream.

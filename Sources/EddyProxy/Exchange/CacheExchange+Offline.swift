@@ -1,5 +1,6 @@
 import EddyCache
 import EddyLoop
+import EddyResources
 
 /// The offline policy (issue 28) for a download's stored copies. AVFoundation plays a downloaded
 /// asset from local storage without the network; here:

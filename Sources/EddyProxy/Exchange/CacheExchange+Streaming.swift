@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Moving bytes from disk to the client as they become available, and making sure a fill is
 /// bringing the ones that are missing.

@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Serves one client request from the cache, fetching missing bytes through shared fill sessions.
 ///

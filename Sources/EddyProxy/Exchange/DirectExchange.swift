@@ -1,6 +1,7 @@
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Passes one response through without storing it: for responses a shared cache must not keep
 /// (no-store, private, Vary: *, errors, Set-Cookie), requests with credentials, and methods or

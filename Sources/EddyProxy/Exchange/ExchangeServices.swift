@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Logging
 
 /// What a response needs from the rest of eddy, handed to each exchange by `Proxy` (the

@@ -1,4 +1,5 @@
 import EddyCore
+import EddyResources
 
 /// The life of one cached response, as a value with no I/O: resolving (lookup, or waiting for a
 /// discovery, revalidation or validation head), streaming (pieces from the cache, or a playlist

@@ -1,6 +1,7 @@
 import EddyCache
 import EddyCore
 import EddyLoop
+import EddyResources
 import Glibc
 
 /// Plain fresh hits answered without an exchange: on the worker loop that took the request, with

@@ -1,6 +1,7 @@
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Logging
 
 /// What every exchange on a loop shares, whether it needs a resource or not: that loop's

@@ -1,0 +1,282 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// One upstream fetch that writes a resource's bytes into the cache as they arrive.
+///
+/// Every fill is shared: any response that needs bytes in `start..<end` waits on it (single-flight)
+/// instead of fetching them again. Responses read what the fill wrote from the data file, so a slow
+/// client never slows the fill, and a fill never buffers for a client.
+package final class FillSession {
+    package unowned let coordinators: Coordinators
+    /// Unique among the loop's fills.
+    package let id: Int
+    let fetch: FetchContext
+    package var url: UpstreamURL { fetch.url }
+    package let kind: FillKind
+    /// The ticket whose need started this fill, if any (for counting coalesced waits).
+    let startedBy: Int?
+    /// Where the fill writes and stops, and what each chunk means (see `FillStateMachine`).
+    var machine: FillStateMachine {
+        didSet { if !machine.state.isActive && oldValue.state.isActive { coordinators.liveFills[id] = nil } }
+    }
+    /// The byte bookkeeping, as the scheduling policy sees it.
+    var machineState: FillStateMachine { machine }
+    package var state: FillState { machine.state }
+    /// The resource written, nil while a discovery fill awaits its head.
+    package var resource: CachedResource?
+    /// The version being written; bytes of another version are never mixed in.
+    package var version = 0
+    /// First offset asked for; for a suffix request, known after the head.
+    package var start: Int { machine.start }
+    /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
+    package var end: Int? {
+        get { machine.end }
+        set { machine.end = newValue }
+    }
+    /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
+    package var cursor: Int { machine.cursor }
+    package var dataStart: Int { machine.dataStart }
+    /// CRC-32 of each block as it is written, recorded when the block is confirmed.
+    private var checksums = BlockChecksums()
+    /// Bytes written but not yet confirmed: readers may take them from here (the confirmed ones
+    /// are in the resource's set, which eviction keeps honest).
+    var unconfirmedWindow: Range<Int> { machine.unconfirmedWindow }
+    let asked: RangeResponseCheck.Asked?
+    /// What the origin's head means for the stored resource.
+    var validation: ValidationStateMachine
+    private var transfer: UpstreamTransfer?
+    /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
+    private var headWaiters: [HeadWaiter] = []
+    /// The response that started the fill; it inherits the transfer when the response is not storable.
+    weak var owner: HeadWaiter?
+    /// The upstream head, once received.
+    package var head: UpstreamHead?
+    /// Why the response is not stored (discovery only).
+    var refusal: String?
+    /// When the request went out: the origin's answer describes the resource as of then or later.
+    package var startedAt = 0.0
+    /// The same on the wall clock (epoch seconds), for the response's age (RFC 9111 section 4.2.3).
+    var requestedAt = 0
+    /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
+    var isPrefetch = false
+    /// A HEAD's discovery: the first block it asked for is stored even though no response reads
+    /// it, so the GET that follows a HEAD does not fetch those bytes again.
+    var keepsSpan = false
+    /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
+    var paused = false
+    /// True once a pass-through response took the transfer over.
+    var handedOver = false
+
+    /// Creates a fill. `asked` nil means a plain GET without Range.
+    init(coordinators: Coordinators, id: Int, kind: FillKind, fetch: FetchContext, resource: CachedResource?,
+         asked: RangeResponseCheck.Asked?, startedBy: Int?) {
+        self.coordinators = coordinators
+        self.id = id
+        self.fetch = fetch
+        self.kind = kind
+        self.startedBy = startedBy
+        self.resource = resource
+        self.asked = asked
+        validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta)
+        validation.host = fetch.url.host
+        validation.targeted = coordinators.targetedFields
+        self.version = resource?.version ?? 0
+        switch asked {
+        case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })
+        case .suffix?, nil: machine = FillStateMachine(start: 0, end: nil)
+        }
+        var condition = UpstreamClient.UpstreamCondition.none
+        if let r = resource {
+            if kind == .revalidation {
+                condition = .revalidate(etag: r.meta.etag, lastModified: r.meta.lastModified)
+            } else if let v = r.meta.ifRangeValidator {
+                condition = .ifRange(v)
+            }
+        }
+        let upstream = coordinators.upstream
+        let t = upstream.transfer(for: upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
+                                                        range: asked, condition: condition, passing: fetch.headers))
+        transfer = t
+        // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
+        // when the transfer completes or is cancelled (it drops its callbacks then).
+        t.onHead = { head in self.received(head: head) }
+        // Early hints go to the responses waiting for this head; they are never stored.
+        t.onInterim = { head in for w in self.headWaiters where w.isWaiting { w.interimArrived(head) } }
+        t.onData = { bytes in self.received(bytes) }
+        t.onComplete = { error in self.completed(error) }
+    }
+
+    func begin() {
+        coordinators.liveFills[id] = self
+        startedAt = EventLoop.monotonic()
+        requestedAt = coordinators.loop.wallClock()
+        coordinators.metrics.upstreamFetches += 1
+        transfer?.start()
+    }
+
+    /// Hands the transfer (with its head already received) to a pass-through response.
+    func detachTransfer() -> UpstreamTransfer? {
+        let t = transfer
+        handedOver = t != nil
+        transfer = nil
+        t?.onHead = nil
+        t?.onInterim = nil
+        t?.onData = nil
+        t?.onComplete = nil
+        machine.fail("handed over")
+        return t
+    }
+
+    /// True when this fill will write `offset` soon: it covers it and its cursor is at most
+    /// `lookahead` bytes before it (waiting longer would hurt a far seek's first byte).
+    package func willCover(_ offset: Int, lookahead: Int) -> Bool { machine.willCover(offset, lookahead: lookahead) }
+
+    /// Adds a response to those waiting for this fill's head.
+    package func addHeadWaiter(_ w: HeadWaiter) { headWaiters.append(w) }
+
+    /// Stops telling `w` of this fill's head, and stops handing it the transfer (it answered
+    /// without waiting, see `CacheExchange.armOfflineWait`).
+    package func forget(_ w: HeadWaiter) {
+        headWaiters.removeAll { $0 === w }
+        if owner === w { owner = nil }
+    }
+
+    /// The head waiters, removed.
+    func takeHeadWaiters() -> [HeadWaiter] {
+        let list = headWaiters
+        headWaiters.removeAll()
+        return list
+    }
+
+    // MARK: - upstream events
+
+    private func received(_ bytes: UnsafeRawBufferPointer) -> UpstreamTransfer.DataDisposition {
+        guard state == .streaming, let r = resource else {
+            coordinators.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
+            return .abort
+        }
+        guard r.version == version else { fail("superseded by a newer version"); return .abort }
+        let c = coordinators.of(r)
+        let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
+                                          isPrefetch: keepsSpan, throttled: c.shouldThrottle())
+        switch action {
+        case .pause:
+            // The cache is full of bytes responses still need and nobody waits on this fill:
+            // pause (curl keeps these bytes) until readers catch up and blocks can be evicted.
+            paused = true
+            coordinators.pauseFill(self)
+            return .pause
+        case .finish:
+            finish(r)
+            return .abort
+        case let .fail(reason):
+            fail(reason)
+            return .abort
+        case let .write(count):
+            coordinators.metrics.bytesFromOrigin += bytes.count
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+            guard coordinators.cache.write(r, offset: cursor, bytes: chunk) else {
+                fail("cache write failed")
+                c.storeFailed()
+                return .abort
+            }
+            checksums.add(chunk, at: cursor)
+            let (confirm, done) = machine.written(count, length: r.meta.length)
+            if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm, length: r.meta.length)) }
+            c.wake()
+            if done {
+                finish(r)
+                return .abort // quietly stop the transfer: the rest (if any) is not wanted
+            }
+            return .accept
+        }
+    }
+
+    private func finish(_ r: CachedResource) {
+        guard state.isActive else { return }
+        recordDuration()
+        machine.finish()
+        transfer?.cancel()
+        transfer = nil
+        detach(r)
+    }
+
+    private func completed(_ error: UpstreamError?) {
+        transfer = nil
+        guard state.isActive else { return }
+        if let error {
+            coordinators.metrics.upstreamFailures += 1
+            fail(error.description, error: error)
+            return
+        }
+        guard let r = resource else {
+            fail("upstream ended without a usable response")
+            return
+        }
+        switch machine.transferEnded(length: r.meta.length, canLearnLength: r.version == version) {
+        case let .fail(reason):
+            fail(reason)
+            return
+        case let .complete(learned, confirm):
+            if let learned {
+                // A body without Content-Length ended cleanly: now its length is known (RFC 9112 section 6.3).
+                var m = r.meta
+                m.length = learned
+                coordinators.cache.refresh(r, meta: m)
+                if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm, length: learned)) }
+            }
+        }
+        recordDuration()
+        machine.finish()
+        detach(r)
+    }
+
+    /// The fill's time, start to end, for the fill-duration histogram (fills that began only).
+    private func recordDuration() {
+        if startedAt > 0 { coordinators.metrics.fillDuration.observe(EventLoop.monotonic() - startedAt) }
+    }
+
+    func fail(_ reason: String, error: UpstreamError? = nil) {
+        guard state.isActive else { return }
+        recordDuration()
+        // No answer at all (refused, unresolvable, black-holed): the origin is not there.
+        if head == nil, let error, error.saysOriginAbsent { coordinators.health?.failed(url, why: error.description) }
+        machine.fail(reason)
+        transfer?.cancel()
+        transfer = nil
+        if let r = resource {
+            // The origin already had `stall_timeout` to send a byte (each retry would cost another).
+            coordinators.of(r).fillFailed(self, stalledAt: error?.isTimeout == true ? cursor : nil,
+                                          refusal: OriginRefusal(head, now: coordinators.loop.wallClock()))
+        }
+        let waiters = takeHeadWaiters()
+        if kind == .discovery { coordinators.discoveryFailed(self) }
+        for w in waiters { w.headArrived(.failed(reason, timeout: error?.isTimeout ?? false)) }
+    }
+
+    private func detach(_ r: CachedResource) { coordinators.of(r).fillEnded(self) }
+
+    /// Resumes a paused transfer (outside curl callbacks).
+    func resume() {
+        guard paused else { return }
+        paused = false
+        transfer?.resume()
+    }
+
+    /// Responses waiting for this fill's head, for `GET /api/fills`.
+    package var headWaiterCount: Int { headWaiters.filter(\.isWaiting).count }
+
+    /// Stops the fill (the resource was dropped).
+    package func cancel() { fail("cancelled") }
+
+    /// Since when no response has waited on this fill or read its resource (nil while one does).
+    var unwantedSince: Double?
+
+    /// The highest priority of those who want this fill's bytes: a response waiting for its head,
+    /// or the tickets open on its resource. Nil when nobody does.
+    package var wantedPriority: FetchPriority? {
+        if headWaiters.contains(where: { $0.isWaiting }) { return .playback }
+        return resource.flatMap { coordinators.of($0).machine.highestPriority }
+    }
+}

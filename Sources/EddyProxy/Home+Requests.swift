@@ -22,7 +22,7 @@ extension Home {
         }
         if request.uri.hasPrefix(OfflineResponder.prefix) { return offline(request) }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
-                                resolver: routing.resolver, cacheAvailable: store.isAvailable) {
+                                resolver: routing.resolver, cacheAvailable: resources.store.isAvailable) {
         case let .home(url, form, checkAddress):
             let target = homes.home(of: url.description)
             guard target !== self else { return answer(request, url: url, form: form, checkAddress: checkAddress) }
@@ -62,20 +62,13 @@ extension Home {
     /// served from the cache, because offline playback needs it.
     func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
         metrics.requests += 1
-        if !cacheKeys && playlists.isKey(url) && store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+        if !cacheKeys && resources.playlists.isKey(url) && resources.store.lookup(url.description, now: loop.wallClock())?.pinned != true {
             return responses.passThrough(request, services: services.loopServices, url: url, form: form,
                                          checkAddress: checkAddress, reason: "key")
         }
         let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
         responses.keep(exchange, for: request)
         exchange.begin()
-    }
-
-    /// What a hit answered from a snapshot (on any loop) asks of the resource's home: its last
-    /// access, and the HLS prefetch a segment request starts.
-    func snapshotHit(key: String) {
-        playlists.prefetch(after: key)
-        if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }
     }
 
     /// A hit answered from `HitSnapshots` here: counted here and logged; the resource's home
@@ -86,8 +79,8 @@ extension Home {
         if outcome.fromMemory { metrics.memoryHits += 1 }
         metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
         Home.count(request, outcome, in: metrics, stats: stats, now: loop.wallClock())
-        if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: playlists.directory.hasSegments) {
-            homes.run(onHomeOf: key) { $0.snapshotHit(key: key) }
+        if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: resources.playlists.directory.hasSegments) {
+            homes.run(onHomeOf: key) { $0.resources.snapshotHit(key: key) }
         }
         log(request, outcome)
     }

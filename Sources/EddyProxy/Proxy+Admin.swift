@@ -78,14 +78,14 @@ extension Proxy {
     /// The fills in flight on every loop, each described on its home: by loop, then by id.
     private func fillInfos(then done: @escaping ([FillInfo]) -> Void) {
         let now = EventLoop.monotonic()
-        homes.askAll({ h in h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) } },
+        resourceHomes.askAll({ h in h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) } },
                      then: { done($0.flatMap { $0 }) })
     }
 
     private func dashboardSnapshot(then done: @escaping (DashboardSnapshot) -> Void) {
         // Resources with a fill running come first, then the most recently used (each home's).
         let now = EventLoop.monotonic()
-        homes.askAll({ h -> (filling: [ResourceInfo], recent: [ResourceInfo], fills: [FillInfo]) in
+        resourceHomes.askAll({ h -> (filling: [ResourceInfo], recent: [ResourceInfo], fills: [FillInfo]) in
             (h.coordinators.liveFills.values.compactMap(\.resource).map(ResourceInfo.init), h.store.recentlyUsed(limit: 12).map(ResourceInfo.init),
              h.coordinators.liveFills.values.sorted { $0.id < $1.id }.map { FillInfo($0, now: now) })
         }, then: { [self] perHome in

@@ -69,14 +69,14 @@ extension Proxy {
         let trusted = Set(new.trustedProxies)
         // Each home takes the new settings on its loop, after the requests it has already begun.
         homes.runEverywhere { h in
-            h.curl.gate = gate
+            h.resources.curl.gate = gate
             h.services.freshness = new.freshness
-            h.coordinators.targetedFields = new.freshness.targetedFields
+            h.resources.coordinators.targetedFields = new.freshness.targetedFields
             h.services.loopServices.forwardClientAddress = new.forwardedHeaders
             h.services.loopServices.trustedProxies = trusted
             h.services.loopServices.earlyHints = new.earlyHints
-            h.coordinators.maxVariants = new.maxVariants
-            h.playlists.prefetchSegments = new.prefetchSegments
+            h.resources.coordinators.maxVariants = new.maxVariants
+            h.resources.playlists.prefetchSegments = new.prefetchSegments
             h.cacheKeys = new.cacheKeys
         }
         server.limits = new.limits
@@ -85,7 +85,7 @@ extension Proxy {
         hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {
             store.maxSize = new.maxSize // the stripes share it
-            homes.runEverywhere { $0.store.enforceLimit() }
+            resourceHomes.runEverywhere { $0.store.enforceLimit() }
         }
         config = applied
         reloaded?(applied)

@@ -35,7 +35,7 @@ extension Proxy {
     /// Each loop's listener counters, the main loop's first (workers' at most 0.1 s old).
     var loopCounters: [WorkerCounters] {
         var main = WorkerCounters(server)
-        main.upstreamActive = curl.activeCount
+        main.upstreamActive = home.resources.curl.activeCount
         main.exchanges = responses.count
         return [main] + workers.map(\.counters)
     }
@@ -60,7 +60,7 @@ extension Proxy {
     /// The counters of every loop, each copied on its loop, so that whatever a loop counted
     /// before the question is in the answer; with the bytes each holds in memory.
     func loopMetrics(then done: @escaping ([(metrics: Metrics, memory: Int)]) -> Void) {
-        homes.askAll({ ($0.metrics.copy(), $0.memory.used) }, then: done)
+        resourceHomes.askAll({ ($0.metrics.copy(), $0.memory.used) }, then: done)
     }
 
     /// The counters of loops (`loopMetrics`) together, with the per-minute windows and

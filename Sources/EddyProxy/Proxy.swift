@@ -23,25 +23,22 @@ public final class Proxy {
     let logger: Logger
     /// The cache, one stripe per loop (see `CacheStore.stripes`); the main loop's is the first.
     let stores: [CacheStore]
-    /// Every resource's home, one per loop (see `Homes`); the main loop's is the first.
+    /// Every loop's serving side, one per loop (see `Homes`); the main loop's is the first.
     let homes: Homes
-    /// The main loop as the home of its share of the resources.
+    /// Every loop's resources, one home per loop (see `ResourceHomes`): what downloads and the
+    /// admin API reach.
+    let resourceHomes: ResourceHomes
+    /// The main loop's serving side.
     var home: Home { homes.all[0] }
     /// The main loop's cache stripe: its totals and limit are the whole cache's.
     var store: CacheStore { stores[0] }
-    var curl: CurlMulti { home.curl }
     /// The main loop's counters; each worker keeps its own (`loopMetrics`).
     let metrics = Metrics()
     /// Every loop's per-minute windows and first-byte histograms.
     let requestStats = RequestStats()
-    var upstream: UpstreamClient { home.upstream }
-    var coordinators: Coordinators { home.coordinators }
     let routing: Routing
     /// The routes as they are now (SIGHUP replaces them).
     var resolver: TargetResolver { routing.resolver }
-    var playlists: Playlists { home.playlists }
-    /// What the main loop's exchanges are given (see `ExchangeServices`).
-    var services: ExchangeServices { home.services }
     /// Published hits any loop answers (nil when the cache is unavailable).
     let hitSnapshots: HitSnapshots?
     let accessLog: AccessLog
@@ -70,6 +67,7 @@ public final class Proxy {
         mailbox = LoopMailbox(loop: loop)
         let loops = Proxy.loopCount(config)
         homes = Homes(count: loops)
+        resourceHomes = ResourceHomes(count: loops)
         do {
             stores = try CacheStore.stripes(directory: config.cacheDir, maxSize: config.maxSize, count: loops, logger: logger)
         } catch {
@@ -84,12 +82,15 @@ public final class Proxy {
         accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()
-        let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, directory: HLSDirectory(),
+        let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, resourceHomes: resourceHomes,
+                                 directory: HLSDirectory(),
                                  snapshots: hitSnapshots, catalog: catalog, health: OriginHealth(logger: logger),
                                  stats: requestStats, connectPolicy: connectPolicy,
                                  loops: loops)
-        homes.install(Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
-                           log: { [unowned self] in log($0, $1) }))
+        let main = Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
+                        log: { [unowned self] in log($0, $1) })
+        homes.install(main)
+        resourceHomes.install(main.resources)
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
                               sharing: loops > 1 ? .first : .exclusive)
         server.handler = { [unowned self] in home.accept($0) }
@@ -103,7 +104,7 @@ public final class Proxy {
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
                                                    retries: config.downloadRetries,
                                                    stallTimeout: Double(config.upstreamTimeouts.stall))
-            let engine = DownloadEngine(homes: homes, routing: routing, settings: settings, database: database,
+            let engine = DownloadEngine(homes: resourceHomes, routing: routing, settings: settings, database: database,
                                         selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort),
                                         catalog: catalog, logger: logger)
             downloads = DownloadAPI(engine: engine)
@@ -113,7 +114,7 @@ public final class Proxy {
             for s in stores { s.addListener(watcher) }
         }
         adminGuard = AdminRequestGuard(listenHost: config.admin?.host ?? "127.0.0.1", names: config.adminHosts)
-        resourcesAPI = ResourcesAPI(homes: homes, routing: routing,
+        resourcesAPI = ResourcesAPI(homes: resourceHomes, routing: routing,
                                     selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort))
         if let admin = config.admin {
             // Anyone who can reach the admin listener can purge the cache and start downloads.
@@ -127,7 +128,7 @@ public final class Proxy {
         }
         if loops > 1 { try startWorkers(count: loops, port: server.boundPort, shared: shared) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
-            home.tick()
+            home.resources.tick()
             accessLog.flush()
             hitSnapshots?.sweep()
         }

@@ -54,8 +54,9 @@ final class Worker {
             let home = Home(index: index, loop: loop, mailbox: mailbox, store: setup.store, metrics: local.metrics,
                             shared: setup.shared, log: setup.log)
             setup.shared.homes.install(home)
+            setup.shared.resourceHomes.install(home.resources)
             local.home = home
-            local.tick = LoopTimer(loop: loop, repeating: true) { home.tick() }
+            local.tick = LoopTimer(loop: loop, repeating: true) { home.resources.tick() }
             local.tick.schedule(after: 0.5)
         }
     }
@@ -78,7 +79,7 @@ final class Worker {
                 local.server = server
                 local.publish = LoopTimer(loop: loop, repeating: true) {
                     var c = WorkerCounters(server)
-                    c.upstreamActive = home.curl.activeCount
+                    c.upstreamActive = home.resources.curl.activeCount
                     c.exchanges = home.responses.count
                     published.withLock { $0 = c }
                 }

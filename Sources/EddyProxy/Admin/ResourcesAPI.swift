@@ -12,13 +12,13 @@ import Foundation
 /// (pinned) is not purged: unpin it, or delete the download.
 final class ResourcesAPI {
     /// Every resource's home: each resource is read and changed there (the API runs on the main loop).
-    private let homes: Homes
+    private let homes: ResourceHomes
     let routing: Routing
     /// The routes as they are now (a reload replaces them).
     var resolver: TargetResolver { routing.resolver }
     private let selfAuthority: SelfAuthority
 
-    init(homes: Homes, routing: Routing, selfAuthority: SelfAuthority) {
+    init(homes: ResourceHomes, routing: Routing, selfAuthority: SelfAuthority) {
         self.homes = homes
         self.routing = routing
         self.selfAuthority = selfAuthority
@@ -124,7 +124,7 @@ final class ResourcesAPI {
 
     /// Removes `r` and the variants stored under its URL; responses reading it end cleanly (the
     /// coordinator's drop wakes them; an open file stays readable until they close it). On its home.
-    private static func remove(_ r: CachedResource, on h: Home) -> Int {
+    private static func remove(_ r: CachedResource, on h: ResourceHome) -> Int {
         let variants = h.coordinators.storedResponses(for: r.key, now: h.loop.wallClock()).filter { $0 !== r && !$0.pinned }
         for v in variants + [r] { h.coordinators.of(v).drop() }
         return variants.count + 1

@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 import Foundation
 
 /// Live and EVENT downloads: a media playlist without EXT-X-ENDLIST is recorded. It is reloaded
@@ -55,14 +56,14 @@ extension DownloadEngine {
 
     /// The stored resource of unit `u` and the bytes of it the unit wants, on its home `h`; nil
     /// when nothing of known length is stored.
-    static func stored(_ u: DownloadPlan.Unit, on h: Home, now: Int) -> (CachedResource, Range<Int>)? {
+    static func stored(_ u: DownloadPlan.Unit, on h: ResourceHome, now: Int) -> (CachedResource, Range<Int>)? {
         guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
         return (r, u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len)
     }
 
     /// A live playlist heard from more than half its target duration ago: players would not be
     /// served it without asking the origin, and a plan must not start from it either. On its home.
-    static func isStaleLivePlaylist(_ r: CachedResource, url: UpstreamURL, on home: Home) -> Bool {
+    static func isStaleLivePlaylist(_ r: CachedResource, url: UpstreamURL, on home: ResourceHome) -> Bool {
         guard case let .live(target)? = home.playlists.kind(of: r, url: url) else { return false }
         return !Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: home.coordinators.of(r).playlistFetchedAt,
                                              now: EventLoop.monotonic())

@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// Running a job: its plan from the playlists (fetched into the cache and pinned like every other
 /// unit), then its units through a window of `download_concurrency` fetches, each failure counted
@@ -57,7 +58,7 @@ extension DownloadEngine {
     func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil, refresh: PlaylistRefresh = .staleLive,
                       done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
         var fetch: HomeFetch?
-        let revalidate: ((Home, CachedResource) -> Bool)?
+        let revalidate: ((ResourceHome, CachedResource) -> Bool)?
         switch refresh {
         case .never: revalidate = nil
         case .staleLive: revalidate = { DownloadEngine.isStaleLivePlaylist($1, url: url, on: $0) }

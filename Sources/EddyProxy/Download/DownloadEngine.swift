@@ -24,7 +24,7 @@ final class DownloadEngine {
     }
 
     /// Every resource's home: a download's fetches and cache reads run on its resources' homes.
-    let homes: Homes
+    let homes: ResourceHomes
     let routing: Routing
     /// The routes as they are now (a reload replaces them).
     var resolver: TargetResolver { routing.resolver }
@@ -53,7 +53,7 @@ final class DownloadEngine {
     /// The locale for automatic media selection (LANG).
     let locale = ProcessInfo.processInfo.environment["LANG"]
 
-    init(homes: Homes, routing: Routing, settings: Settings, database: JobDatabase?, selfAuthority: SelfAuthority,
+    init(homes: ResourceHomes, routing: Routing, settings: Settings, database: JobDatabase?, selfAuthority: SelfAuthority,
          catalog: OfflineCatalog, logger: Logger) {
         self.homes = homes
         self.catalog = catalog

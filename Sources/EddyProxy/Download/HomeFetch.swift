@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// A download's `ResourceFetch`, run on its resource's home (see `Homes`) for the engine on the
 /// main loop. The engine starts, cancels and polls it from the main loop; the fetch itself, and
@@ -35,16 +36,16 @@ final class HomeFetch {
     let url: UpstreamURL
     /// When the fetch started (monotonic), for the job's log.
     let startedAt = EventLoop.monotonic()
-    private let homes: Homes
-    private let home: Home
+    private let homes: ResourceHomes
+    private let home: ResourceHome
     /// Main loop: false once reported or cancelled.
     private(set) var isWaiting = true
     private var onDone: ((Outcome) -> Void)?
     /// Home loop only.
     private var fetch: ResourceFetch?
 
-    init(homes: Homes, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
-         revalidate: ((Home, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
+    init(homes: ResourceHomes, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
+         revalidate: ((ResourceHome, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.homes = homes
         self.url = url
         self.onDone = onDone
@@ -101,7 +102,7 @@ final class HomeFetch {
     }
 
     /// On the home: what the engine needs of `outcome`, after pinning and reading as asked.
-    private static func settle(_ outcome: ResourceFetch.Outcome, on home: Home, options: Options) -> Outcome {
+    private static func settle(_ outcome: ResourceFetch.Outcome, on home: ResourceHome, options: Options) -> Outcome {
         switch outcome {
         case let .failed(reason, status, retryAfter):
             return .failed(reason, status: status, retryAfter: retryAfter)

@@ -9,7 +9,11 @@ import PackageDescription
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
 //   EddyResources  one home per loop for its resources: coordinators, fills, playlists and
 //                  prefetch, origin health, the upstream client, the memory tier
-//   EddyProxy  the pipeline: exchanges, downloads, admin, access log, composition
+//   EddyDownloads  offline downloads: the engine, plans, jobs and their database, which reach
+//                  resources only through their homes (`ResourceHomes`)
+//   EddyAdmin  the admin listener's API (resources, downloads) and the dashboard
+//   EddyProxy  serving (each loop's exchanges, published hits, pass-through, access log) and
+//              the composition root (`Proxy`, workers, reload, drain)
 //   eddy       the command line
 let package = Package(
     name: "eddy",
@@ -39,13 +43,20 @@ let package = Package(
             "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "EddyDownloads", dependencies: [
+            "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "EddyAdmin", dependencies: [
+            "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+        ]),
         .target(name: "EddyProxy", dependencies: [
-            "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "eddy", dependencies: [
-            "EddyProxy", "EddyCore", "EddyCache", "EddyHLS", "EddyLoop",
+            "EddyProxy", "EddyDownloads", "EddyCore", "EddyCache", "EddyHLS", "EddyLoop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -53,6 +64,7 @@ let package = Package(
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
+        .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
     ],

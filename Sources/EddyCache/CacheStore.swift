@@ -65,7 +65,7 @@ public final class CacheStore: Cache {
     public var evictElsewhere: ((_ stripe: Int, _ victims: [(id: Int, key: String)]) -> Void)?
     /// Keeps the store within `maxSize`; the first of the listeners.
     public private(set) lazy var evictor = CacheEvictor(store: self)
-    private lazy var listeners: [any CacheListener] = [evictor]
+    lazy var listeners: [any CacheListener] = [evictor]
 
     /// False for a store that could not be opened (see `unavailable`): nothing is cached.
     public var isAvailable: Bool { share.isAvailable }
@@ -159,7 +159,7 @@ public final class CacheStore: Cache {
     private func trimIfGrown() {
         if resources.count >= trimAt { flush() }
     }
-    private var trimAt = 2 * CacheStore.residentResources
+    var trimAt = 2 * CacheStore.residentResources
     /// Resources kept in memory when idle; the index holds the rest.
     static let residentResources = 4096
 
@@ -256,56 +256,5 @@ public final class CacheStore: Cache {
         share.pin(r.accountedBytes, pinned)
         r.pinned = pinned
         r.dirty = true
-    }
-
-    /// Commits dirty rows, deletions and unlinks to the index queue: fdatasync each dirty file, then
-    /// one transaction, then unlink replaced files. `wait` blocks until done (shutdown, eviction).
-    public func flush(wait: Bool = false) {
-        guard writer.commit(resources.values, wait: wait) else { return }
-        if maxSize > 0 {
-            let measured = writer.measureIndex()
-            share.totals.withLock { $0.index = measured }
-        }
-        // Resources nobody uses and whose state is committed leave memory; the index has them.
-        if resources.count > CacheStore.residentResources {
-            for (k, r) in resources where !r.dirty && !isInUse(r) { resources[k] = nil }
-        }
-        trimAt = resources.count + CacheStore.residentResources
-    }
-
-    /// Evicts if over the budget (see `CacheEvictor`); for callers that freed ranges since the
-    /// last confirmation (responses moved on).
-    public func enforceLimit() {
-        evictor.enforceLimit()
-    }
-
-    /// Evicts `victims` of this stripe that another stripe's evictor handed over (see
-    /// `evictElsewhere`), unless pinned, in use or replaced since; an empty list enforces the limit.
-    public func evictIfIdle(_ victims: [(id: Int, key: String)]) {
-        evictor.evict(handedOver: victims)
-    }
-
-    /// Adds a listener; it hears every later change, after the listeners added before it (the
-    /// evictor is the first).
-    public func addListener(_ listener: any CacheListener) {
-        listeners.append(listener)
-    }
-
-    /// Removes a listener added before (by identity); removing the evictor leaves the store
-    /// unbounded but for `enforceLimit`.
-    public func removeListener(_ listener: any CacheListener) {
-        listeners.removeAll { $0 === listener }
-    }
-
-    /// Commits everything and folds the write-ahead log into the database, so the next start does
-    /// not have to read a long WAL. Called on graceful shutdown.
-    public func shutdown() {
-        flush(wait: true)
-        writer.checkpoint()
-    }
-
-    /// The data file path of the resource's current version.
-    public func path(_ r: CachedResource) -> String {
-        files.path(r)
     }
 }

@@ -19,7 +19,7 @@ extension ServerRequest {
             if n > 0 { sent = n }
         }
         if sent < bytes.count {
-            bytes.withUnsafeBytes { evbuffer_add(out, $0.baseAddress! + sent, $0.count - sent) }
+            _ = bytes.withUnsafeBytes { evbuffer_add(out, $0.baseAddress! + sent, $0.count - sent) }
         }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// (a large body may legitimately take hours).
 public final class UpstreamTransfer {
     let easy: UnsafeMutableRawPointer
-    private unowned let multi: CurlMulti
+    unowned let multi: CurlMulti
     /// The request as sent, less its body: curl keeps its own copy of that (`COPYPOSTFIELDS`).
     public let request: UpstreamRequest
     /// Receives the final response head (1xx heads are skipped). Return false to abort.
@@ -24,13 +24,13 @@ public final class UpstreamTransfer {
     /// Called once at the end: nil on success.
     public var onComplete: ((UpstreamError?) -> Void)?
     /// Body bytes received so far (the "bytes the origin sent" figure).
-    public private(set) var bodyBytes = 0
+    public internal(set) var bodyBytes = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var pendingHead = HTTPHeaders()
-    private var pendingStatus = 0
-    private var pendingVersion = ""
-    private var headDelivered = false
-    private var cancelled = false
+    var pendingHead = HTTPHeaders()
+    var pendingStatus = 0
+    var pendingVersion = ""
+    var headDelivered = false
+    var cancelled = false
     var blockedAddress = false
     /// Set when the gate refused the URL: the transfer never reaches curl and ends with `.refused`.
     private(set) var refusal: String?
@@ -231,89 +231,5 @@ public final class UpstreamTransfer {
     }
 
     /// Set when the head named a transfer coding eddy can not decode.
-    private var unsupportedCoding: String?
-
-    /// The first transfer coding other than a final `chunked` in a response head, if any.
-    static func unsupportedCoding(_ head: HTTPHeaders) -> String? {
-        var codings: [String] = []
-        for v in head.values("Transfer-Encoding") {
-            for c in v.split(separator: ",") {
-                let t = c.trimmingOWS().lowercased()
-                if !t.isEmpty { codings.append(t) }
-            }
-        }
-        if codings.isEmpty || codings == ["chunked"] { return nil }
-        return codings.first { $0 != "chunked" } ?? "chunked"
-    }
-
-    private func headerLine(_ raw: UnsafeRawBufferPointer) -> Bool {
-        if cancelled { return false }
-        // Trim CR LF on bytes: in Swift "\r\n" is one Character, so hasSuffix("\n") misses it.
-        var n = raw.count
-        while n > 0 && (raw[n - 1] == 10 || raw[n - 1] == 13) { n -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: raw[..<n]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            let parts = line.split(separator: " ", maxSplits: 2)
-            pendingStatus = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            pendingVersion = String(parts.first ?? "")
-            pendingHead = HTTPHeaders()
-            return true
-        }
-        if line.isEmpty {
-            // End of one head; 1xx heads (103 Early Hints, 100 Continue) are followed by the real one.
-            if InterimHead.isForwarded(pendingStatus) && !headDelivered {
-                onInterim?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion))
-                return true
-            }
-            if pendingStatus >= 200 && !headDelivered {
-                headDelivered = true
-                if let bad = UpstreamTransfer.unsupportedCoding(pendingHead) {
-                    // curl decodes only chunked: any other transfer coding would reach the cache and
-                    // the client as the coded bytes. Refused before any head goes out (RFC 9112
-                    // section 6.1: a recipient that does not understand a coding answers 501/502).
-                    unsupportedCoding = bad
-                    return false
-                }
-                if let seconds = newConnectionSeconds { multi.onConnected?(seconds) }
-                multi.noteTurnover(self)
-                return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
-            }
-            return true
-        }
-        if let colon = line.firstIndex(of: ":") {
-            pendingHead.add(String(line[..<colon]), String(line[line.index(after: colon)...].trimmingOWS()))
-        }
-        return true
-    }
-
-    private func received(_ bytes: UnsafeRawBufferPointer) -> Int {
-        if cancelled { return 0 }
-        bodyBytes += bytes.count
-        switch onData?(bytes) ?? .abort {
-        case .accept: return bytes.count
-        case .pause:
-            bodyBytes -= bytes.count // curl delivers the same bytes again on resume
-            return eddy_CURL_WRITEFUNC_PAUSE
-        case .abort: return 0
-        }
-    }
-
-    func finished(code: CURLcode) {
-        guard !cancelled, let done = onComplete else { return }
-        onComplete = nil
-        onHead = nil
-        onInterim = nil
-        onData = nil
-        if code == CURLE_OK { done(nil); return }
-        if let refusal { done(.refused(refusal)); return }
-        if let unsupportedCoding { done(.transfer("unsupported transfer coding '\(unsupportedCoding)'")); return }
-        let message = String(cString: curl_easy_strerror(code))
-        if blockedAddress { done(.internalAddress); return }
-        switch code {
-        case CURLE_OPERATION_TIMEDOUT: done(.timeout(message))
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:
-            done(.connect(message))
-        default: done(.transfer(message))
-        }
-    }
+    var unsupportedCoding: String?
 }

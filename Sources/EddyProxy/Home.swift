@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyDownloads
 import EddyHLS
 import EddyLoop
 import EddyResources

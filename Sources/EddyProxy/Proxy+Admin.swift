@@ -1,3 +1,4 @@
+import EddyAdmin
 import EddyCache
 import EddyCore
 import EddyLoop
@@ -93,7 +94,7 @@ extension Proxy {
             var seen = Set<String>(), busiest: [ResourceInfo] = []
             for r in perHome.flatMap(\.filling) + recent where seen.insert(r.summary.key).inserted && busiest.count < 8 { busiest.append(r) }
             done(DashboardSnapshot(cache: CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()),
-                                   downloads: downloads.map { api in api.engine.jobs.map { api.info($0) } } ?? [],
+                                   downloads: downloads.map { api in api.engine.jobs.map { api.engine.info($0) } } ?? [],
                                    resources: busiest, fills: perHome.flatMap(\.fills)))
         })
     }

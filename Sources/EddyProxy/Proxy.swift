@@ -1,5 +1,7 @@
+import EddyAdmin
 import EddyCache
 import EddyCore
+import EddyDownloads
 import EddyHLS
 import EddyLoop
 import EddyResources

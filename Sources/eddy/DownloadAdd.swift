@@ -1,4 +1,5 @@
 import ArgumentParser
+import EddyDownloads
 import EddyHLS
 import EddyProxy
 import Foundation

@@ -1,0 +1,206 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import EddyResources
+
+/// Running a job: its plan from the playlists (fetched into the cache and pinned like every other
+/// unit), then its units through a window of `download_concurrency` fetches, each failure counted
+/// against its unit, the state machine deciding between retry and failure.
+extension DownloadEngine {
+    /// Performs a state machine's action for `job`.
+    func perform(_ action: DownloadJobStateMachine.Action, _ job: DownloadJob) {
+        switch action {
+        case .none: break
+        case .fetch:
+            if job.plan == nil || job.planStale { return buildPlan(job) }
+            pump(job)
+            keepRecording(job, after: 0) // a resumed recording reloads at once: the window moved
+        case .stopFetching: stopFetching(job)
+        case let .retry(at):
+            let timer = LoopTimer(loop: loop) { [weak self, weak job] in
+                guard let self, let job else { return }
+                job.retryTimer = nil
+                perform(job.machine.retryDue(now: EventLoop.monotonic()), job)
+                changed(job)
+            }
+            job.retryTimer = timer
+            timer.schedule(at: at)
+        case .complete:
+            job.completedAt = loop.wallClock()
+            stopFetching(job)
+            logger.info("download completed", metadata: ["id": "\(job.id)", "bytes": "\(job.progress().0.bytesDone)"])
+            // What it still needed was reserved against the jobs waiting for space: measure them again.
+            spaceFreed()
+        }
+        if job.state.isTerminal || job.state == .paused || job.state == .queued { save(job) }
+    }
+
+    func stopFetching(_ job: DownloadJob) {
+        for f in job.inFlight.values { f.cancel() }
+        job.inFlight.removeAll()
+        for f in job.resolving { f.cancel() }
+        job.resolving.removeAll()
+        job.planGeneration += 1
+        job.retryTimer?.cancel()
+        job.retryTimer = nil
+        job.pumpTimer?.cancel()
+        job.pumpTimer = nil
+        job.unitNotBefore = [:] // resuming asks again at once
+        job.cursor = 0
+        job.reloadTimer?.cancel()
+        job.reloadTimer = nil
+        job.reloading = false
+    }
+
+    /// Fetches `url` whole into the cache and reads it as a playlist.
+    /// `refresh` says when a stored copy is revalidated first.
+    package func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil, refresh: PlaylistRefresh = .staleLive,
+                      done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
+        var fetch: HomeFetch?
+        let revalidate: ((ResourceHome, CachedResource) -> Bool)?
+        switch refresh {
+        case .never: revalidate = nil
+        case .staleLive: revalidate = { DownloadEngine.isStaleLivePlaylist($1, url: url, on: $0) }
+        case .always: revalidate = { _, _ in true }
+        }
+        // A job's playlists are kept; a look without a job (variants, the check before a job is
+        // created) must not unpin what a job pinned.
+        let options = HomeFetch.Options(pin: job != nil, readPlaylist: true)
+        let f = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, options: options, revalidate: revalidate) { [weak self, weak job] outcome in
+            guard self != nil else { return }
+            if let job, let started = fetch?.startedAt {
+                let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
+                switch outcome {
+                case let .stored(r):
+                    job.record(["event": "request", "kind": "playlist", "uri": url.pathAndQuery, "status": "\(r.status)",
+                                "bytes": "\(r.length ?? r.bytes)", "ms": ms, "retries": "\(job.planFailures)"])
+                case let .failed(reason, status, _):
+                    job.record(["event": "error", "kind": "playlist", "uri": url.pathAndQuery, "status": status.map(String.init) ?? "-",
+                                "ms": ms, "retries": "\(job.planFailures)", "error": reason])
+                }
+            }
+            switch outcome {
+            case let .failed(reason, status, retryAfter):
+                // A 4xx says the URL is wrong; a 5xx or no answer says the origin failed, not the input.
+                let originFailed = status.map { $0 >= 500 || $0 == 429 } ?? true
+                done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400,
+                                                 retryAfter: retryAfter)))
+            case let .stored(r):
+                guard let p = r.playlist else {
+                    return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
+                }
+                done(.success(p))
+            }
+        }
+        fetch = f
+        job?.resolving.append(f)
+        f.start()
+    }
+
+    /// Builds the job's plan: the multivariant playlist, the selection, every selected media
+    /// playlist; then starts fetching. With `fetch` false (a job restored completed, paused or
+    /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
+    /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
+    func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
+        loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: fetch ? .staleLive : .never) { [weak self, weak job] result in
+            guard let self, let job, planWanted(job, fetch: fetch) else { return }
+            switch result {
+            case let .failure(e): return fetch ? planFailed(job, e.description, retryAfter: e.retryAfter) : job.resolving.removeAll()
+            case let .success(p):
+                guard case .multivariant = p.kind else {
+                    let only = SelectedRendition(type: .video, uri: job.url.description)
+                    return loadMedia(job, playlist: nil, selection: [only], fetch: fetch)
+                }
+                let mv = MultivariantPlaylist(p)
+                do {
+                    let c = try job.spec.configurations()
+                    let s = try AssetSelector.select(mv, primary: c.primary, auxiliary: c.auxiliary, locale: locale)
+                    loadMedia(job, playlist: mv, master: p, selection: s.renditions, fetch: fetch)
+                } catch {
+                    fetch ? planFailed(job, "\(error)") : job.resolving.removeAll()
+                }
+            }
+        }
+    }
+
+    /// Whether a plan being built is still wanted when its playlists arrive: a fetching job must
+    /// still be running; a plan-only build is dropped once the job has a plan or runs (its own
+    /// build then takes over).
+    private func planWanted(_ job: DownloadJob, fetch: Bool) -> Bool {
+        fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot
+    }
+
+    /// `master` is the stored multivariant playlist `playlist` was read from, kept with the plan
+    /// for `playableOffline`.
+    private func loadMedia(_ job: DownloadJob, playlist: MultivariantPlaylist?, master: HLSPlaylist? = nil,
+                           selection: [SelectedRendition], fetch: Bool) {
+        var loaded: [UpstreamURL: HLSPlaylist] = [:]
+        var pending = 0
+        var failure: String?
+        var retryAfter: Double?
+        let urls = selection.compactMap { URIReference.resolve($0.uri, against: job.url) }
+        var planned = false
+        func finished() {
+            // Stored playlists answer at once, inside the loop below: the plan is built once.
+            guard pending == 0, !planned, planWanted(job, fetch: fetch) else { return }
+            planned = true
+            job.resolving.removeAll()
+            if let failure { return fetch ? planFailed(job, failure, retryAfter: retryAfter) : () }
+            job.planFailures = 0
+            let media = mediaForPlan(job, loaded: loaded)
+            job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
+            let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
+            job.planGeneration += 1
+            let generation = job.planGeneration
+            storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
+                guard let self, job.planGeneration == generation, self.planWanted(job, fetch: fetch) else { return }
+                self.adoptPlan(job, plan, master: master, stored: stored, fetch: fetch)
+            }
+        }
+        pending = urls.count
+        for u in urls {
+            guard case let .allow(checkAddress) = resolver.gate.check(u) else {
+                pending -= 1
+                failure = failure ?? "\(u.pathAndQuery): refused by the upstream gate"
+                continue
+            }
+            loadPlaylist(u, checkAddress: checkAddress, job: job, refresh: fetch ? .staleLive : .never) { result in
+                pending -= 1
+                switch result {
+                case let .success(p): loaded[u] = p
+                case let .failure(e):
+                    if failure == nil { (failure, retryAfter) = (e.description, e.retryAfter) }
+                }
+                finished()
+            }
+        }
+        finished()
+    }
+
+    /// Takes a plan once its homes said which units the cache holds, then starts fetching.
+    private func adoptPlan(_ job: DownloadJob, _ plan: DownloadPlan, master: HLSPlaylist?, stored: [String: Int], fetch: Bool) {
+        job.adopt(plan, stored: stored)
+        if let master { job.storedMaster = (master, job.completeRenditions()) }
+        logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
+                                                   "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
+        changed(job)
+        guard fetch else { return }
+        if let why = spaceShortfall(job) {
+            perform(job.machine.noSpace(why), job)
+            changed(job)
+            return schedule() // its slot is free
+        }
+        pump(job)
+        keepRecording(job, after: reloadDelay(job, grew: true))
+    }
+
+    /// A playlist could not be had: counted like a segment's failure (retried with backoff).
+    private func planFailed(_ job: DownloadJob, _ reason: String, retryAfter: Double? = nil) {
+        job.resolving.removeAll()
+        job.planFailures += 1
+        perform(job.machine.segmentFailed("playlist", reason: reason, consecutive: job.planFailures, retryAfter: retryAfter,
+                                          now: EventLoop.monotonic(), jitter: Double.random(in: 0..<1)), job)
+        changed(job)
+    }
+}

@@ -1,0 +1,60 @@
+/// A download as the API shows it.
+package struct DownloadInfo: Encodable {
+    var id: String
+    var url: String
+    var title: String?
+    var state: String
+    var failure: String?
+    var createdAt: Int
+    var completedAt: Int?
+    var progress: DownloadProgress
+    /// Bytes per second over the last seconds, and the seconds left at that rate.
+    var rate: Double
+    var etaSeconds: Double?
+    /// A player could play it with the origin gone (see `DownloadEngine.playableOffline`).
+    var playableOffline: Bool
+    /// Where it plays without ever touching the network (see `OfflineResponder`).
+    var offlineURL: String
+    var renditions: [RenditionProgress]
+    /// Why it waits for space (`waiting-for-space`).
+    var reason: String?
+    /// Its keeping policy (see `DownloadPolicy`).
+    var priority: String
+    var expiresAt: Int?
+    /// Bytes it keeps pinned in the cache.
+    var pinnedBytes: Int
+    /// "none", "stored" or "drm, not downloadable" (see `DownloadPlan.keys`); nil before the plan.
+    var keys: String?
+    /// A live or EVENT download's recording; nil for VOD.
+    var recording: RecordingInfo?
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, title, state, failure, rate, renditions, reason, priority, keys, recording
+        case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
+        case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
+        case playableOffline = "playable_offline", offlineURL = "offline_url"
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(url, forKey: .url)
+        try c.encode(title, forKey: .title)
+        try c.encode(state, forKey: .state)
+        try c.encode(failure, forKey: .failure)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(priority, forKey: .priority)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(pinnedBytes, forKey: .pinnedBytes)
+        try c.encode(keys, forKey: .keys)
+        try c.encodeIfPresent(recording, forKey: .recording)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(completedAt, forKey: .completedAt)
+        try c.encode((rate * 10).rounded() / 10, forKey: .rate)
+        try c.encode(etaSeconds.map { $0.rounded() }, forKey: .etaSeconds)
+        try progress.encode(to: encoder)
+        try c.encode(playableOffline, forKey: .playableOffline)
+        try c.encode(offlineURL, forKey: .offlineURL)
+        try c.encode(renditions, forKey: .renditions)
+    }
+}

@@ -1,0 +1,271 @@
+import EddyCore
+import EddyHLS
+import EddyLoop
+import Foundation
+
+/// One download: what was asked (`spec`), where it is (`machine`), what it fetches (`plan`,
+/// built when it first runs and again after a restart, from playlists the cache keeps), and
+/// which units are stored. `DownloadEngine` drives it; this type holds state and computes progress.
+package final class DownloadJob {
+    package let id: String
+    /// What was asked; `PATCH` adds renditions to it.
+    package var spec: DownloadSpec { didSet { policy = DownloadJob.policy(spec, createdAt) } }
+    /// Priority and expiry, read from `spec` (validated when the job was created).
+    package private(set) var policy: DownloadPolicy
+    let url: UpstreamURL
+    let checkAddress: Bool
+    package let createdAt: Int
+    package var completedAt: Int?
+    package var machine: DownloadJobStateMachine
+    package var plan: DownloadPlan?
+    /// The spec changed since `plan` was built: the next run builds it again.
+    var planStale = false
+    /// Per unit of the plan: stored, its bytes once stored, its consecutive failures.
+    var unitDone: [Bool] = []
+    var unitBytes: [Int] = []
+    var unitFailures: [Int] = []
+    /// Units settled without bytes: live segments gone from the origin (see `dropGoneLiveSegment`);
+    /// progress leaves them out.
+    var dropped = Set<Int>()
+    /// Units being fetched, by index.
+    var inFlight: [Int: HomeFetch] = [:]
+    /// Units that failed, by index, and when each may be asked for again (monotonic seconds):
+    /// each keeps its own backoff while the others go on.
+    var unitNotBefore: [Int: Double] = [:]
+    /// Wakes `pump` when nothing is in flight and the next unit waits for its backoff.
+    var pumpTimer: LoopTimer?
+    /// The first unit that may still be pending (units before it are stored or in flight; units
+    /// after it may be waiting for their backoff).
+    var cursor = 0
+    var window: FetchWindow
+    /// Fetches of the playlists while the plan is built.
+    var resolving: [HomeFetch] = []
+    /// Counts plans built; a plan whose stored units its homes report after a newer build began
+    /// (or after the job stopped fetching) is dropped.
+    var planGeneration = 0
+    var retryTimer: LoopTimer?
+    /// Consecutive failures to build the plan (a playlist could not be had).
+    var planFailures = 0
+    /// Recordings of its live or EVENT renditions, by media playlist URL (see `LiveRecording`).
+    package var recordings: [UpstreamURL: LiveRecording] = [:]
+    /// What its plan is built from besides the recordings, to build it again as they grow.
+    var planInputs: (playlist: MultivariantPlaylist?, selection: [SelectedRendition], media: [UpstreamURL: MediaPlaylist])?
+    /// The next reload of the live playlists, a reload in flight, consecutive failed reloads,
+    /// and when a recording last grew (monotonic seconds).
+    var reloadTimer: LoopTimer?
+    var reloading = false
+    var reloadFailures = 0
+    var lastGrowth = 0.0
+    /// Some live rendition is still being recorded: the job is not complete, whatever it holds.
+    var isRecording: Bool { recordings.values.contains { !$0.hasEnded } }
+    /// Highest progress shown so far (persisted): what is shown never goes below it.
+    var floor = DownloadProgress()
+    /// The same for each rendition, by media playlist URL (indices change when a plan is built
+    /// again; URLs do not).
+    var renditionFloors: [String: DownloadProgress] = [:]
+    /// Bumped whenever a floor rises; `savedFloors` is its value at the last save. Progress is
+    /// saved before it is shown once it rose, so a kill -9 never shows less than was shown.
+    package private(set) var floorsRaised = 0
+    package var savedFloors = 0
+    /// When the job last moved (a unit ended, a byte was confirmed), and the bytes it then had:
+    /// the engine's stall watchdog compares them (monotonic seconds).
+    var lastMove = (at: 0.0, bytes: -1, units: -1)
+    /// What its offline URL serves, by path (see `DownloadEngine.offlineFiles`); nil until asked
+    /// after a change.
+    var offlineFiles: [String: ExportFile]?
+    /// The stored multivariant playlist as last read on its home, and the renditions held whole
+    /// then (see `DownloadEngine.readStoredMaster`); a read is in flight while `readingMaster`.
+    var storedMaster: (playlist: HLSPlaylist?, complete: Set<Int>)?
+    var readingMaster = false
+    /// Fetches of units that ended (stored or failed), for the watchdog.
+    var fetchesEnded = 0
+    /// The job's access and error log, newest last, bounded.
+    package private(set) var log: [[String: String]] = []
+    static let maxLog = 2000
+    /// One formatter for every log entry (making one is far dearer than using it).
+    nonisolated(unsafe) private static let timeFormat = ISO8601DateFormatter()
+    /// (monotonic seconds, bytes done) samples for the rate.
+    private var samples: [(Double, Int)] = []
+
+    init(id: String, spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool, createdAt: Int,
+         machine: DownloadJobStateMachine, concurrency: Int) {
+        self.id = id
+        self.spec = spec
+        self.url = url
+        self.checkAddress = checkAddress
+        self.createdAt = createdAt
+        self.machine = machine
+        window = FetchWindow(limit: concurrency)
+        policy = DownloadJob.policy(spec, createdAt)
+    }
+
+    private static func policy(_ spec: DownloadSpec, _ createdAt: Int) -> DownloadPolicy {
+        (try? spec.policy(createdAt: createdAt)) ?? DownloadPolicy()
+    }
+
+    /// Bytes of the units it holds, pinned while the job is neither expired nor cancelled.
+    package var pinnedBytes: Int {
+        guard state.holdsPins else { return 0 }
+        return zip(unitDone, unitBytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
+    }
+
+    package var state: DownloadState { machine.state }
+
+    /// Records an event in the log (each segment request, each error).
+    func record(_ fields: [String: String]) {
+        var f = fields
+        f["time"] = DownloadJob.timeFormat.string(from: Date())
+        log.append(f)
+        if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
+    }
+
+    /// Installs a plan; `stored` says which units the cache holds whole already (their bytes, by
+    /// unit id).
+    func adopt(_ p: DownloadPlan, stored: [String: Int]) {
+        plan = p
+        unitDone = Array(repeating: false, count: p.units.count)
+        unitBytes = Array(repeating: 0, count: p.units.count)
+        unitFailures = Array(repeating: 0, count: p.units.count)
+        unitNotBefore = [:]
+        dropped = []
+        cursor = 0
+        planStale = false
+        for (i, u) in p.units.enumerated() {
+            if let n = stored[u.id] { unitDone[i] = true; unitBytes[i] = n }
+        }
+    }
+
+    /// Takes a plan that extends the current one (a recording grew): units already planned keep
+    /// their place and state (fetches in flight refer to them by index); new units go at the end,
+    /// not done until `settle` or their fetch says otherwise.
+    func grow(_ p: DownloadPlan) {
+        guard var merged = plan else { return adopt(p, stored: [:]) }
+        let known = Set(merged.units.map(\.id))
+        merged.units += p.units.filter { !known.contains($0.id) }
+        merged.renditions = p.renditions
+        merged.drm = p.drm
+        plan = merged
+        let added = merged.units.count - unitDone.count
+        unitDone += Array(repeating: false, count: added)
+        unitBytes += Array(repeating: 0, count: added)
+        unitFailures += Array(repeating: 0, count: added)
+    }
+
+    /// Marks done the units from index `start` on that the cache holds whole (`stored`: their
+    /// bytes, by unit id), unless done already or in flight (their fetch settles them). True when
+    /// any was marked.
+    func settle(_ stored: [String: Int], from start: Int) -> Bool {
+        guard let units = plan?.units, !stored.isEmpty, start < units.count else { return false }
+        var settled = false
+        for i in start..<units.count where !unitDone[i] && inFlight[i] == nil {
+            guard let n = stored[units[i].id] else { continue }
+            unitDone[i] = true
+            unitBytes[i] = n
+            settled = true
+        }
+        return settled
+    }
+
+    var allStored: Bool { plan != nil && !unitDone.contains(false) }
+
+    /// Renditions (indices into the plan's) whose every unit is stored: playable offline.
+    package func completeRenditions() -> Set<Int> {
+        guard let plan else { return [] }
+        var incomplete = Set<Int>()
+        for (i, u) in plan.units.enumerated() where !unitDone[i] {
+            if let r = u.rendition { incomplete.insert(r) }
+        }
+        return Set(plan.renditions.indices).subtracting(incomplete)
+    }
+
+    // MARK: - progress
+
+    /// Progress of the whole job and of each rendition, kept at least at `floor`.
+    package func progress() -> (DownloadProgress, [DownloadProgress]) {
+        guard let plan else { return (floor, []) }
+        var per = Array(repeating: DownloadProgress(), count: plan.renditions.count)
+        var total = DownloadProgress()
+        // Bytes per media second seen so far per rendition, for estimates without a bit rate.
+        var seenBytes = Array(repeating: 0, count: plan.renditions.count)
+        var seenSeconds = Array(repeating: 0.0, count: plan.renditions.count)
+        for (i, u) in plan.units.enumerated() where unitDone[i] && u.kind == .segment && !dropped.contains(i) {
+            if let r = u.rendition { seenBytes[r] += unitBytes[i]; seenSeconds[r] += u.duration }
+        }
+        for (i, u) in plan.units.enumerated() where !dropped.contains(i) {
+            var done = 0, expected = 0, exact = true
+            if unitDone[i] {
+                done = unitBytes[i]; expected = done
+            } else {
+                done = inFlight[i]?.confirmedBytes ?? 0
+                if let range = u.range {
+                    expected = range.count
+                } else {
+                    exact = false
+                    if let r = u.rendition, u.kind == .segment {
+                        if seenSeconds[r] > 0 {
+                            expected = Int(Double(seenBytes[r]) / seenSeconds[r] * u.duration)
+                        } else if let bw = plan.renditions[r].bandwidth {
+                            expected = Int(Double(bw) / 8 * u.duration)
+                        }
+                    }
+                    expected = max(expected, done)
+                }
+            }
+            total.bytesDone += done
+            total.bytesExpected += expected
+            total.bytesExact = total.bytesExact && exact
+            if let r = u.rendition {
+                per[r].bytesDone += done
+                per[r].bytesExpected += expected
+                per[r].bytesExact = per[r].bytesExact && exact
+                if u.kind == .segment {
+                    per[r].segmentsTotal += 1
+                    per[r].mediaSecondsTotal += u.duration
+                    if unitDone[i] {
+                        per[r].segmentsDone += 1
+                        per[r].mediaSecondsDone += u.duration
+                        per[r].addLoaded(u.start, u.start + u.duration)
+                    }
+                }
+            }
+        }
+        for r in plan.renditions.indices {
+            // A segment shared with another rendition (deduplicated) still counts for both.
+            per[r].segmentsTotal = max(per[r].segmentsTotal, plan.renditions[r].segments)
+            per[r].mediaSecondsTotal = max(per[r].mediaSecondsTotal, plan.renditions[r].mediaSeconds)
+            total.segmentsTotal += per[r].segmentsTotal
+            total.segmentsDone += per[r].segmentsDone
+            total.mediaSecondsTotal += per[r].mediaSecondsTotal
+            total.mediaSecondsDone += per[r].mediaSecondsDone
+        }
+        // The job's loaded ranges: those of its first rendition (what a player would play).
+        total.loadedTimeRanges = per.first?.loadedTimeRanges ?? []
+        // After keepAtLeast every done count is at or above the floor: it becomes the new floor.
+        raise(&total, &floor)
+        for r in plan.renditions.indices {
+            var f = renditionFloors[plan.renditions[r].url.description] ?? DownloadProgress()
+            raise(&per[r], &f)
+            renditionFloors[plan.renditions[r].url.description] = f
+        }
+        return (total, per)
+    }
+
+    /// Keeps `p`'s done counts at least at `f`'s, then makes them the floor.
+    private func raise(_ p: inout DownloadProgress, _ f: inout DownloadProgress) {
+        p.keepAtLeast(f)
+        if p.bytesDone > f.bytesDone || p.segmentsDone > f.segmentsDone || p.mediaSecondsDone > f.mediaSecondsDone {
+            floorsRaised &+= 1
+        }
+        f.bytesDone = p.bytesDone
+        f.segmentsDone = p.segmentsDone
+        f.mediaSecondsDone = p.mediaSecondsDone
+    }
+
+    /// Bytes per second over the last ten seconds.
+    package func rate(bytesDone: Int, now: Double) -> Double {
+        samples.append((now, bytesDone))
+        while let first = samples.first, now - first.0 > 10, samples.count > 2 { samples.removeFirst() }
+        guard state == .running || state == .waitingForOrigin, let first = samples.first, now - first.0 > 0.5 else { return 0 }
+        return Double(bytesDone - first.1) / (now - first.0)
+    }
+}

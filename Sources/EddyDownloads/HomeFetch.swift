@@ -1,0 +1,119 @@
+import EddyCache
+import EddyCore
+import EddyHLS
+import EddyLoop
+import EddyResources
+
+/// A download's `ResourceFetch`, run on its resource's home (see `Homes`) for the engine on the
+/// main loop. The engine starts, cancels and polls it from the main loop; the fetch itself, and
+/// whatever is done to the stored resource once it is there (pinning it, reading it as a
+/// playlist), happen on the home, and the engine hears the outcome as values, on the main loop
+/// (at once, inside `start`, when the home is the main loop and the resource is stored whole).
+package final class HomeFetch {
+    /// What the engine learns of a stored resource.
+    struct Stored {
+        let status: Int
+        let length: Int?
+        /// Confirmed bytes.
+        let bytes: Int
+        /// The resource as an HLS playlist, when asked for and it is one.
+        let playlist: HLSPlaylist?
+    }
+
+    enum Outcome {
+        case stored(Stored)
+        case failed(String, status: Int?, retryAfter: Double?)
+    }
+
+    /// What to do on the home once the resource is stored.
+    struct Options {
+        /// Pin it (for a playlist: only when it is one).
+        var pin = false
+        /// Read it as an HLS playlist (one with at least one #EXT line), and remember its kind.
+        var readPlaylist = false
+    }
+
+    let url: UpstreamURL
+    /// When the fetch started (monotonic), for the job's log.
+    let startedAt = EventLoop.monotonic()
+    private let homes: ResourceHomes
+    private let home: ResourceHome
+    /// Main loop: false once reported or cancelled.
+    private(set) var isWaiting = true
+    private var onDone: ((Outcome) -> Void)?
+    /// Home loop only.
+    private var fetch: ResourceFetch?
+
+    init(homes: ResourceHomes, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
+         revalidate: ((ResourceHome, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
+        self.homes = homes
+        self.url = url
+        self.onDone = onDone
+        home = homes.home(of: url.description)
+        let main = homes.all[0]
+        let home = home
+        // Holds this fetch until it has run on the home (`start` drops it here first).
+        starter = { [self] in
+            let f = ResourceFetch(coordinators: home.coordinators, url: url, checkAddress: checkAddress, range: range,
+                                  revalidate: revalidate.map { check in { check(home, $0) } }) { [weak self] outcome in
+                let result = HomeFetch.settle(outcome, on: home, options: options)
+                if main.isCurrent { self?.report(result) } else { main.mailbox.post { self?.report(result) } }
+            }
+            f.onProgress = { [weak self] bytes in
+                if main.isCurrent { self?.confirmedBytes = bytes } else { main.mailbox.post { self?.confirmedBytes = bytes } }
+            }
+            self.fetch = f
+            f.start()
+        }
+    }
+    private var starter: (() -> Void)?
+
+    /// Starts the fetch on the resource's home.
+    func start() {
+        guard let s = starter else { return }
+        starter = nil
+        if home.isCurrent { s() } else { home.mailbox.post(s) }
+    }
+
+    /// Stops it; nothing is reported afterwards.
+    func cancel() {
+        isWaiting = false
+        onDone = nil
+        if home.isCurrent {
+            fetch?.cancel()
+            fetch = nil
+        } else {
+            home.mailbox.post { [self] in
+                fetch?.cancel()
+                fetch = nil
+            }
+        }
+    }
+
+    /// Bytes of the wanted range confirmed so far, for live progress: pushed from the home as
+    /// blocks are confirmed (main loop).
+    private(set) var confirmedBytes = 0
+
+    private func report(_ outcome: Outcome) {
+        guard isWaiting, let f = onDone else { return }
+        isWaiting = false
+        onDone = nil
+        f(outcome)
+    }
+
+    /// On the home: what the engine needs of `outcome`, after pinning and reading as asked.
+    private static func settle(_ outcome: ResourceFetch.Outcome, on home: ResourceHome, options: Options) -> Outcome {
+        switch outcome {
+        case let .failed(reason, status, retryAfter):
+            return .failed(reason, status: status, retryAfter: retryAfter)
+        case let .stored(r):
+            var playlist: HLSPlaylist?
+            if options.readPlaylist, let p = home.playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) {
+                playlist = p
+                home.coordinators.of(r).hlsKind = p.kind
+            }
+            if options.pin && (playlist != nil || !options.readPlaylist) { home.store.setPinned(r, true) }
+            return .stored(Stored(status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count, playlist: playlist))
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import EddyCore
+
+/// eddy's own listen address: where the admin API is given a URL (a download's, a resource's), one
+/// naming this listener is an eddy URL, resolved like a request-target; any other is an origin's.
+package struct SelfAuthority {
+    package let host: String
+    package let port: Int
+
+    package init(host: String, port: Int) {
+        (self.host, self.port) = (host, port)
+    }
+
+    /// True when `u` names this listener (`localhost` too when it listens on 127.0.0.1).
+    package func names(_ u: UpstreamURL) -> Bool {
+        u.port == port && (u.host == host || (u.host == "localhost" && host == "127.0.0.1"))
+    }
+}

@@ -110,7 +110,7 @@ package final class HomeFetch {
             var playlist: HLSPlaylist?
             if options.readPlaylist, let p = home.playlists.readPlaylist(r), p.lines.contains(where: { $0.text.hasPrefix("#EXT") }) {
                 playlist = p
-                home.coordinators.of(r).hlsKind = p.kind
+                home.coordinators.of(r).learned(p.kind)
             }
             if options.pin && (playlist != nil || !options.readPlaylist) { home.store.setPinned(r, true) }
             return .stored(Stored(status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count, playlist: playlist))

@@ -14,7 +14,7 @@ extension CacheExchange {
         machine.planned(version: r.version)
         let version = r.version
         // The stored fields are shared by every hit on this version; `extra` holds this response's own.
-        let stored = services.responseHeaders(for: r)
+        let stored = services.responseHeaders(for: coordinator(of: r))
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", services.age(r, now: services.loop.wallClock()))
         // A 200 that came with a Content-Range of its own is replayed whole with it: a range cut
@@ -28,7 +28,7 @@ extension CacheExchange {
             var headers = stored.headers.appending(extra).forNotModified()
             // A playlist's answer is rewritten by eddy and names no ETag (`Playlists.response`);
             // its 304 must not hand the client the origin's.
-            if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url) { headers.remove("ETag") }
+            if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)) { headers.remove("ETag") }
             finishWhole(status: 304, headers: headers)
             return
         case .preconditionFailed:
@@ -36,7 +36,7 @@ extension CacheExchange {
             return
         case .proceed: break
         }
-        if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url) {
+        if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)) {
             machine.awaitingPlaylist()
             pump()
             return
@@ -107,7 +107,7 @@ extension CacheExchange {
 
     /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
     func reachableWithoutNewFills(_ r: CachedResource) -> Bool {
-        let fills = coordinators.of(r).fills.filter { $0.state.isActive }
+        let fills = coordinator(of: r).fills.filter { $0.state.isActive }
         for case let .resource(range) in pieces {
             let end = Swift.min(range.upperBound, r.meta.length ?? Int.max)
             for gap in r.confirmed.gaps(in: range.lowerBound..<end) {
@@ -136,12 +136,12 @@ extension CacheExchange {
         let covered = coverage()
         if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
         machine.headPlanned(covered: covered)
-        machine.setTTL(services.ttl(r, now: services.loop.wallClock()))
+        machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock()))
         extra.add("Cache-Status", cacheStatus.description)
         if covered && !isHead && pieces.count == 1, case let .resource(range) = pieces[0], range.count <= ServerRequest.copyThreshold {
             // A small body wholly on disk goes out in one reply: no streaming state at all, and
             // from memory when the resource is small enough to be held there.
-            let c = coordinators.of(r)
+            let c = coordinator(of: r)
             let sent: Bool
             if let bytes = services.memory.body(of: r, c) ?? services.memory.admit(r, c, store: services.cache) {
                 request.sendShared(status: status, headers: headers, extra: extra, bytes: bytes, offset: range.lowerBound, length: range.count)

@@ -31,7 +31,7 @@ extension CacheExchange {
         // A playlist a download recorded live is its recording offline, whatever the origin's
         // last copy says (an ended sliding window lacks the recording's first segments).
         if services.recordedPlaylist?(url) != nil { return .live }
-        switch coordinators.of(r).hlsKind {
+        switch coordinator(of: r).hlsKind {
         case .multivariant?: return .revalidated
         case .live?: return .live
         case .vod?, nil: return .immutable
@@ -43,7 +43,7 @@ extension CacheExchange {
         switch role {
         case .immutable: return true
         case .revalidated: return false
-        case .none, .live: return services.isFresh(r, now: now)
+        case .none, .live: return services.isFresh(coordinator(of: r), now: now)
         }
     }
 

@@ -23,7 +23,7 @@ extension CacheExchange {
             respond(r)
             return
         }
-        coordinators.of(r).hlsKind = playlist.kind
+        coordinator(of: r).learned(playlist.kind)
         if machine.isOffline, let recorded = services.recordedPlaylist?(url) {
             // A live playlist a download recorded: offline, the whole recording, not the last window.
             playlist = HLSPlaylist(recorded)
@@ -35,12 +35,12 @@ extension CacheExchange {
                 URIReference.resolve(uri, against: url).map { held.contains($0.description) } ?? false
             }
         }
-        var stored = services.responseHeaders(for: r).headers
+        var stored = services.responseHeaders(for: coordinator(of: r)).headers
         stored.add("Age", services.age(r, now: services.loop.wallClock()))
         let response = services.loopServices.playlistResponse(playlist, headers: stored, url: url, form: form)
         var h = response.headers
         machine.setStored(cacheStatus.forward != nil)
-        if case .live = playlist.kind {} else { machine.setTTL(services.ttl(r, now: services.loop.wallClock())) }
+        if case .live = playlist.kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
         h.set("Cache-Status", cacheStatus.description)
         publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
         bytesServed = r.meta.length ?? 0

@@ -13,7 +13,7 @@ extension CacheExchange {
         // One piece with a 200 or 206: the whole body or one span, as `HitSnapshots.plan` answers.
         guard let snapshots = snapshotsForPlainHit(fields: headers.headers), status == 200 || status == 206, pieces.count == 1,
               !chunked, let length = r.meta.length, r.meta.status == 200, r.isComplete, let ttl = cacheStatus.ttl, ttl > 0,
-              !services.playlists.isPlaylist(r, url: url), !services.playlists.isKey(url)
+              !services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)), !services.playlists.isKey(url)
         else { return }
         let body: HitSnapshots.Body
         if let bytes, bytes.count == length {
@@ -38,10 +38,10 @@ extension CacheExchange {
         guard let snapshots = snapshotsForPlainHit(fields: fields), !body.isEmpty, r.meta.status == 200, !machine.isOffline
         else { return }
         let now = services.loop.wallClock()
-        let ttl = services.ttl(r, now: now)
+        let ttl = services.ttl(coordinator(of: r), now: now)
         var until = Double.infinity, live = false
         if case let .live(target) = kind {
-            guard let heard = coordinators.of(r).playlistFetchedAt else { return }
+            guard let heard = coordinator(of: r).playlistFetchedAt else { return }
             (until, live) = (heard + target / 2, true)
         }
         guard ttl > 0, until > EventLoop.monotonic(),

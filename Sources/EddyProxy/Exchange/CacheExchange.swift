@@ -84,6 +84,13 @@ final class CacheExchange {
     var userAgent: String? { request.headers["User-Agent"] }
     var requestHeaders: HTTPHeaders { request.headers }
 
+    /// The coordinator of `r`: the held ticket's (resolved once, when the ticket was opened), looked
+    /// up again only for another resource.
+    func coordinator(of r: CachedResource) -> ResourceCoordinator {
+        if let t = ticket, t.resource === r { return t.coordinator }
+        return coordinators.of(r)
+    }
+
     /// Takes a playback ticket on `r`, which holds it until the response ends.
     func hold(_ r: CachedResource) {
         ticket = coordinators.of(r).open(priority: .playback, fetch: fetchContext, consumer: self)
@@ -97,9 +104,9 @@ final class CacheExchange {
         if let r = stored {
             hold(r)
             if r.isComplete { wholeAtLookup = r.version }
-            _ = services.playlists.kind(of: r, url: url) // known before the freshness check below needs it
+            _ = services.playlists.kind(of: r, url: url, coordinator: coordinator(of: r)) // known before the freshness check below needs it
         }
-        let c = stored.map { coordinators.of($0) }
+        let c = stored.map { coordinator(of: $0) }
         let role = stored.map { offlineRole($0) } ?? .none
         let fresh = stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false
         // With the origin known unreachable, a download's copy is answered from disk at once;
@@ -109,7 +116,7 @@ final class CacheExchange {
             return answerOffline(r)
         }
         // A download's master is not served stale while revalidating: online it is the whole one.
-        let swr = !fresh && role != .revalidated && stored.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
+        let swr = !fresh && role != .revalidated && c.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.isDiscovering(key),
@@ -196,7 +203,7 @@ final class CacheExchange {
     /// Called when the fill this request waited on could not produce a head.
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
-        let staleServable = resource.map { services.mayServeStaleOnError($0, now: services.loop.wallClock()) } ?? false
+        let staleServable = ticket.map { services.mayServeStaleOnError($0.coordinator, now: services.loop.wallClock()) } ?? false
         // A download's copy (pinned) is served whatever its age or directives: offline playback.
         let offline = resource.map { $0.pinned && $0.meta.length != nil } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the

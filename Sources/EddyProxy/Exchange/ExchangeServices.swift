@@ -114,33 +114,34 @@ final class ExchangeServices {
     // MARK: - stored responses
 
     /// Freshness (RFC 9111 section 4.2), with the live-playlist rule (see `ResourceCoordinator.isFresh`).
-    func isFresh(_ r: CachedResource, now: Int) -> Bool {
-        coordinators.of(r).isFresh(now: now, monotonicNow: EventLoop.monotonic(), policy: freshness)
+    /// The exchange passes the coordinator it resolved once (its ticket's), not the resource.
+    func isFresh(_ c: ResourceCoordinator, now: Int) -> Bool {
+        c.isFresh(now: now, monotonicNow: EventLoop.monotonic(), policy: freshness)
     }
 
     /// Seconds of freshness left (negative when stale).
-    func ttl(_ r: CachedResource, now: Int) -> Int { coordinators.of(r).ttl(now: now, policy: freshness) }
+    func ttl(_ c: ResourceCoordinator, now: Int) -> Int { c.ttl(now: now, policy: freshness) }
 
     /// True when a stale copy may be served at once while one background request revalidates it:
     /// within the response's stale-while-revalidate window (RFC 5861 section 3), and the response
     /// does not require revalidation.
-    func mayServeWhileRevalidating(_ r: CachedResource, now: Int) -> Bool {
-        let f = coordinators.of(r).freshness(freshness)
-        let staleness = -ttl(r, now: now)
-        return staleness >= 0 && staleness < f.staleWhileRevalidate && !f.requiresRevalidation && r.meta.length != nil
+    func mayServeWhileRevalidating(_ c: ResourceCoordinator, now: Int) -> Bool {
+        let f = c.freshness(freshness)
+        let staleness = -ttl(c, now: now)
+        return staleness >= 0 && staleness < f.staleWhileRevalidate && !f.requiresRevalidation && c.resource.meta.length != nil
     }
 
     /// True when the stored copy may replace an error (origin unreachable, 5xx, timeout): it does
     /// not require revalidation (RFC 9111 section 4.2.4) and is within its stale-if-error window
     /// (RFC 5861 section 4), or `serve_stale_on_error` when it names none.
-    func mayServeStaleOnError(_ r: CachedResource, now: Int) -> Bool {
-        let f = coordinators.of(r).freshness(freshness)
-        guard r.meta.length != nil, !f.requiresRevalidation else { return false }
-        return -ttl(r, now: now) <= (f.staleIfError ?? freshness.serveStaleOnError)
+    func mayServeStaleOnError(_ c: ResourceCoordinator, now: Int) -> Bool {
+        let f = c.freshness(freshness)
+        guard c.resource.meta.length != nil, !f.requiresRevalidation else { return false }
+        return -ttl(c, now: now) <= (f.staleIfError ?? freshness.serveStaleOnError)
     }
 
     /// Response headers for a stored resource (before Age and range-specific fields).
-    func responseHeaders(for r: CachedResource) -> HeaderBlock { coordinators.of(r).responseHeaders(via: upstream.via) }
+    func responseHeaders(for c: ResourceCoordinator) -> HeaderBlock { c.responseHeaders(via: upstream.via) }
 
     /// The Age field value (RFC 9111 section 5.1): seconds since the stored response was received
     /// or last validated.

@@ -93,13 +93,8 @@ package final class Coordinators {
             return (pending, true)
         }
         let fill = startFill(kind: .discovery, fetch: fetch, resource: nil, asked: asked())
-        switch purpose {
-        case let .playback(keepsSpan): fill.keepsSpan = keepsSpan
-        case .prefetch: fill.isPrefetch = true
-        case .download: break
-        }
         discovering[key] = fill
-        begin(fill, ownedBy: waiter)
+        fill.begin(for: purpose, ownedBy: waiter)
         return (fill, false)
     }
 
@@ -116,20 +111,12 @@ package final class Coordinators {
         metrics.revalidations += 1
         let fill = startFill(kind: .revalidation, fetch: fetch, resource: r, asked: asked())
         c.revalidationStarted(fill)
-        begin(fill, ownedBy: waiter)
+        fill.begin(for: nil, ownedBy: waiter)
         return (fill, false)
     }
 
     /// True while a discovery of `key` is in flight.
     package func isDiscovering(_ key: String) -> Bool { discovering[key] != nil }
-
-    private func begin(_ fill: FillSession, ownedBy waiter: HeadWaiter?) {
-        if let waiter {
-            fill.owner = waiter
-            fill.addHeadWaiter(waiter)
-        }
-        fill.begin()
-    }
 
     // MARK: - discovery
 
@@ -165,11 +152,9 @@ package final class Coordinators {
         let now = EventLoop.monotonic()
         var stop: [FillSession] = []
         for f in liveFills.values {
-            let wanted = f.wantedPriority
-            if let wanted, wanted > .prefetch { f.unwantedSince = nil; continue }
-            guard let since = f.unwantedSince else { f.unwantedSince = now; continue }
-            let grace = wanted == .prefetch || f.isPrefetch ? 4 * Double(stallTimeout) : Coordinators.unwantedGrace
-            if now - since > grace { stop.append(f) }
+            guard let unwanted = f.unwantedFor(now: now) else { continue }
+            let grace = f.wantedPriority == .prefetch || f.isPrefetch ? 4 * Double(stallTimeout) : Coordinators.unwantedGrace
+            if unwanted > grace { stop.append(f) }
         }
         for f in stop {
             logger.debug("stopping a fill nobody waits for", metadata: ["url": "\(f.fetch.url)"])

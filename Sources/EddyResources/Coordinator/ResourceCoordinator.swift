@@ -13,7 +13,7 @@ import EddyLoop
 package final class ResourceCoordinator {
     unowned let coordinators: Coordinators
     /// The resource; it owns this coordinator (tickets and fills keep it alive while they run).
-    unowned let resource: CachedResource
+    package unowned let resource: CachedResource
     /// Written here only: tickets and fills report to this class (issue 30).
     package private(set) var machine: ResourceStateMachine
     /// Fills in flight, in start order; fills join and leave by reporting (`fillAttached`, `fillEnded`).
@@ -28,13 +28,13 @@ package final class ResourceCoordinator {
     /// Response headers for (version, storedAt), without Age.
     var headerCache: (version: Int, storedAt: Int, headers: HeaderBlock)?
     /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.
-    var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
+    private(set) var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
     /// The playlist kind, once this resource has been read as an HLS playlist.
-    package var hlsKind: PlaylistKind?
+    package private(set) var hlsKind: PlaylistKind?
     /// When eddy last got this playlist from the origin (monotonic seconds), for live freshness.
     package var playlistFetchedAt: Double?
     /// The body held in memory (small complete resources), see `MemoryTier`.
-    var memory: MemoryTier.Entry?
+    private(set) var memory: MemoryTier.Entry?
     /// The origin's last error answer to a fill of this resource, until it sends bytes again: a
     /// download job whose ticket gives up reads its status and Retry-After here.
     package var lastRefusal: OriginRefusal?
@@ -261,4 +261,17 @@ package final class ResourceCoordinator {
 extension ResourceCoordinator {
     /// Tickets open on the resource (responses, prefetch, downloads), for `GET /api/fills`.
     package var ticketCount: Int { tickets.count }
+}
+
+extension ResourceCoordinator {
+    /// Whether reading the stored body found a playlist, for this version and completeness.
+    func checkedPlaylist(_ isPlaylist: Bool, version: Int, complete: Bool) {
+        playlistCheck = (version, complete, isPlaylist)
+    }
+
+    /// The stored body was read as an HLS playlist of `kind`.
+    package func learned(_ kind: PlaylistKind) { hlsKind = kind }
+
+    /// The body now held in memory for this resource (nil: none), see `MemoryTier`.
+    func holdInMemory(_ entry: MemoryTier.Entry?) { memory = entry }
 }

@@ -49,7 +49,7 @@ package final class FillSession {
     /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
     private var headWaiters: [HeadWaiter] = []
     /// The response that started the fill; it inherits the transfer when the response is not storable.
-    weak var owner: HeadWaiter?
+    private(set) weak var owner: HeadWaiter?
     /// The upstream head, once received.
     package var head: UpstreamHead?
     /// Why the response is not stored (discovery only).
@@ -59,10 +59,10 @@ package final class FillSession {
     /// The same on the wall clock (epoch seconds), for the response's age (RFC 9111 section 4.2.3).
     var requestedAt = 0
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
-    var isPrefetch = false
+    private(set) var isPrefetch = false
     /// A HEAD's discovery: the first block it asked for is stored even though no response reads
     /// it, so the GET that follows a HEAD does not fetch those bytes again.
-    var keepsSpan = false
+    private(set) var keepsSpan = false
     /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
     var paused = false
     /// True once a pass-through response took the transfer over.
@@ -105,6 +105,21 @@ package final class FillSession {
         t.onInterim = { head in for w in self.headWaiters where w.isWaiting { w.interimArrived(head) } }
         t.onData = { bytes in self.received(bytes) }
         t.onComplete = { error in self.completed(error) }
+    }
+
+    /// Starts a discovery or revalidation for `purpose` (nil: a revalidation). `waiter`, the
+    /// response that started it, hears the head and takes over an answer that is not for storing.
+    func begin(for purpose: FillPurpose?, ownedBy waiter: HeadWaiter?) {
+        switch purpose {
+        case let .playback(keepsSpan)?: self.keepsSpan = keepsSpan
+        case .prefetch?: isPrefetch = true
+        case .download?, nil: break
+        }
+        if let waiter {
+            owner = waiter
+            addHeadWaiter(waiter)
+        }
+        begin()
     }
 
     func begin() {
@@ -271,7 +286,21 @@ package final class FillSession {
     package func cancel() { fail("cancelled") }
 
     /// Since when no response has waited on this fill or read its resource (nil while one does).
-    var unwantedSince: Double?
+    private var unwantedSince: Double?
+
+    /// Seconds for which nobody above a prefetch has wanted this fill, as of `now` (0 the first
+    /// time it is found unwanted); nil while a response or a ticket above a prefetch wants it.
+    func unwantedFor(now: Double) -> Double? {
+        if let wanted = wantedPriority, wanted > .prefetch {
+            unwantedSince = nil
+            return nil
+        }
+        guard let since = unwantedSince else {
+            unwantedSince = now
+            return 0
+        }
+        return now - since
+    }
 
     /// The highest priority of those who want this fill's bytes: a response waiting for its head,
     /// or the tickets open on its resource. Nil when nobody does.

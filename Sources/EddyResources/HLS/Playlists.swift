@@ -46,17 +46,18 @@ package final class Playlists {
     /// generic types, by a body starting with #EXTM3U.
     /// The kind of the stored playlist `r` (nil when it is not one), read once per coordinator and
     /// kept there for the live-playlist freshness rule.
-    package func kind(of r: CachedResource, url: UpstreamURL) -> PlaylistKind? {
-        let c = coordinators.of(r)
-        if c.hlsKind == nil, isPlaylist(r, url: url), let p = readPlaylist(r) { c.hlsKind = p.kind }
+    /// `coordinator` is `r`'s, when the caller holds it already.
+    package func kind(of r: CachedResource, url: UpstreamURL, coordinator: ResourceCoordinator? = nil) -> PlaylistKind? {
+        let c = coordinator ?? coordinators.of(r)
+        if c.hlsKind == nil, isPlaylist(r, url: url, coordinator: c), let p = readPlaylist(r) { c.learned(p.kind) }
         return c.hlsKind
     }
 
-    package func isPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
-        let coordinator = coordinators.of(r)
+    package func isPlaylist(_ r: CachedResource, url: UpstreamURL, coordinator: ResourceCoordinator? = nil) -> Bool {
+        let coordinator = coordinator ?? coordinators.of(r)
         if let c = coordinator.playlistCheck, c.version == r.version, c.complete == r.isComplete { return c.isPlaylist }
         let answer = checkPlaylist(r, url: url)
-        coordinator.playlistCheck = (r.version, r.isComplete, answer)
+        coordinator.checkedPlaylist(answer, version: r.version, complete: r.isComplete)
         return answer
     }
 

@@ -33,7 +33,7 @@ package final class MemoryTier {
         guard let e = fills.memory else { return nil }
         guard !e.evicted, e.version == r.version else {
             drop(e)
-            fills.memory = nil
+            fills.holdInMemory(nil)
             return nil
         }
         e.referenced = true
@@ -46,7 +46,7 @@ package final class MemoryTier {
               let bytes = SharedBytes(count: len, fill: { store.read(r, 0..<len, into: $0) }) else { return nil }
         if let old = fills.memory { drop(old) }
         let e = Entry(bytes: bytes, version: r.version)
-        fills.memory = e
+        fills.holdInMemory(e)
         ring.append(e)
         used += len
         while used > budget { sweep() }

@@ -15,7 +15,7 @@ extension CacheExchange {
             abort("cache unwritable and the response can not be resumed uncached")
             return
         }
-        let asked = RangeResponseCheck.Asked.span(first: pos, last: end - 1)
+        let asked = RangeResponseCheck.Asked.span(first: body.position, last: end - 1)
         let upstream = services.upstream
         let t = upstream.transfer(for: upstream.request(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
                                                         range: asked, condition: .ifRange(validator)))
@@ -35,8 +35,7 @@ extension CacheExchange {
             guard !self.done, !self.request.isGone else { return .abort }
             guard self.request.relay(bytes, highWater: CacheExchange.highWater) else { self.directPaused = true; return .pause }
             self.services.metrics.bytesFromOrigin += bytes.count
-            self.pos += bytes.count
-            self.bytesServed += bytes.count
+            self.body.sent(bytes.count)
             return .accept
         }
         t.onComplete = { error in

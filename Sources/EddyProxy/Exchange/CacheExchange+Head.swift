@@ -47,7 +47,7 @@ extension CacheExchange {
             // Length unknown until the body ends: stream it whole, chunked (RFC 9110 section 14.2 lets
             // a server ignore Range).
             chunked = true
-            pieces = [.resource(0..<Int.max)]
+            body.plan([.resource(0..<Int.max)])
             startStreaming(status: 200, headers: stored, extra: extra)
             return
         }
@@ -56,13 +56,13 @@ extension CacheExchange {
         if plan.status == 416 {
             var headers = stored.headers.appending(extra).withoutBodyFields()
             for (n, v) in plan.bodyFields { headers.set(n, v) }
-            pieces = []
+            body.plan([])
             machine.rangeNotSatisfiable()
             finishWhole(status: 416, headers: headers, body: Array("416 Range Not Satisfiable: no requested range starts before byte \(length)\n".utf8))
             return
         }
         let status = plan.status
-        pieces = plan.pieces
+        body.plan(plan.pieces)
         var multipart: HeaderBlock?
         if plan.isMultipart {
             // Its Content-Type replaces the representation's, so the stored fields are copied.
@@ -89,7 +89,7 @@ extension CacheExchange {
         var extra = extra
         if let length = r.meta.length { extra.add("Content-Length", String(length)) }
         chunked = r.meta.length == nil
-        pieces = [.resource(0..<(r.meta.length ?? Int.max))]
+        body.plan([.resource(0..<(r.meta.length ?? Int.max))])
         startUnlessUnprovable(r, status: r.meta.status, headers: block, extra: extra)
     }
 
@@ -98,7 +98,7 @@ extension CacheExchange {
     /// missing is then not fetched into this copy; the request goes to the origin whole, uncached.
     private func startUnlessUnprovable(_ r: CachedResource, status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
         if !r.isComplete && r.meta.ifRangeValidator == nil && !reachableWithoutNewFills(r) {
-            pieces = []
+            body.plan([])
             passThrough(transfer: nil, head: nil, refusal: "no validator")
             return
         }
@@ -153,7 +153,7 @@ extension CacheExchange {
                 if sent { publishHit(r, status: status, headers: headers, bytes: nil) }
             }
             if sent {
-                bytesServed = range.count
+                body.servedWhole(range.count)
                 allFromCache = true
                 complete()
                 return
@@ -162,8 +162,8 @@ extension CacheExchange {
         if covered { publishHit(r, status: status, headers: headers, bytes: nil) }
         bytesAtStart = r.confirmed
         machine.headSent()
-        if case let .resource(range)? = pieces.first { pos = range.lowerBound }
-        ticket?.read(from: pos, to: neededEnd)
+        let (position, neededEnd) = body.start()
+        ticket?.read(from: position, to: neededEnd)
         request.onClose = { [weak self] in self?.clientGone() }
         request.onDrained = { [weak self] in
             guard let self else { return }
@@ -209,7 +209,7 @@ extension CacheExchange {
                                       && $0.willCover(gap.at, lookahead: Coordinators.lookahead) }
         let fill = pending ?? c.fetch(at: gap.at, end: gap.end, for: ticket)
         fill.addHeadWaiter(self)
-        pieces = []
+        body.plan([])
         return true
     }
 }

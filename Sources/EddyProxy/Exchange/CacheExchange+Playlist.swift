@@ -13,8 +13,8 @@ extension CacheExchange {
         guard r.isComplete else {
             machine.playlistIncomplete()
             let first = r.meta.length.flatMap { r.confirmed.gaps(in: 0..<$0).first?.lowerBound }
-            pos = first ?? r.confirmed.contiguousLength(from: 0)
-            waitForBytes(r, end: r.meta.length ?? Int.max)
+            body.waitForPlaylist(at: first ?? r.confirmed.contiguousLength(from: 0), end: r.meta.length ?? Int.max)
+            ticket?.need()
             return
         }
         guard var playlist = services.playlists.readPlaylist(r) else {
@@ -43,7 +43,7 @@ extension CacheExchange {
         if case .live = playlist.kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
         h.set("Cache-Status", cacheStatus.description)
         publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
-        bytesServed = r.meta.length ?? 0
+        body.servedWhole(r.meta.length ?? 0)
         // Held whole before this response, in this version (a hit, or a 304): none from the origin.
         if wholeAtLookup == r.version { allFromCache = true }
         request.send(status: 200, headers: h, body: isHead ? [] : response.body)

@@ -33,7 +33,7 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
         switch event {
         case .available, .newVersion: pump() // pump notices a version change and cuts the response off
         case let .failed(reason): abort(reason)
-        case .cacheUnwritable: if let r = resource { streamDirect(r, end: pieceEnd) }
+        case .cacheUnwritable: if let r = resource { streamDirect(r, end: body.pieceEnd) }
         case .done: break
         }
     }

@@ -29,15 +29,15 @@ final class CacheExchange {
     /// The claim on the resource's bytes, once it is known (see `ResourceCoordinator`).
     var ticket: Ticket?
     var resource: CachedResource? { ticket?.resource }
-    var pieces: [ResponsePiece] = []
-    var pieceIndex = 0
-    var pos = 0
+    /// What the body sends next (see `ResponseBodyStateMachine`).
+    var body = ResponseBodyStateMachine(stepBytes: CacheExchange.stepBytes, highWater: CacheExchange.highWater)
+    var pieces: [ResponsePiece] { body.pieces }
     /// The response's state and `Cache-Status` (see `ExchangeStateMachine`).
     var machine = ExchangeStateMachine()
     var cacheStatus: CacheStatus { machine.cacheStatus }
     /// True once the response is complete, abandoned or passed through.
     var done: Bool { machine.isDone }
-    var bytesServed = 0
+    var bytesServed: Int { body.bytesServed }
     var bytesAtStart = ByteRangeSet()
     /// Set when a stale copy is served under stale-while-revalidate (see `revalidateInBackground`).
     var revalidateWhenDone = false
@@ -49,8 +49,6 @@ final class CacheExchange {
     weak var awaitedFill: FillSession?
     /// Armed while this response waits on the origin for a download's copy (`offline_wait`).
     var offlineTimer: LoopTimer?
-    /// The end of the piece being sent, for an uncached tail (see `streamDirect`).
-    var pieceEnd = Int.max
     /// A pass-through response this one turned into (the origin's answer was not for storing).
     var passedTo: DirectExchange?
     /// Set when the whole body was on disk when the response started.

@@ -193,10 +193,7 @@ extension DownloadEngine {
         do { try database?.forget(job: job.id, rendition: url.description, sequence: seg.sequence) } catch {
             logger.error("cannot save a live recording", metadata: ["id": "\(job.id)", "error": "\(error)"])
         }
-        job.unitDone[i] = true
-        job.unitBytes[i] = 0
-        job.unitNotBefore[i] = nil
-        job.dropped.insert(i)
+        job.units.drop(i)
         replan(job) // the renditions' totals, from the recording as it is now
         job.record(["event": "missed", "kind": "segment", "uri": plan.units[i].name, "status": "\(status ?? 0)"])
         logger.warning("a live segment left the origin before it was fetched; the recording marks the gap",

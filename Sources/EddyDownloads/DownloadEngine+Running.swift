@@ -37,8 +37,7 @@ extension DownloadEngine {
     }
 
     func stopFetching(_ job: DownloadJob) {
-        for f in job.inFlight.values { f.cancel() }
-        job.inFlight.removeAll()
+        for i in job.units.stopFetches() { job.fetches.removeValue(forKey: i)?.cancel() }
         for f in job.resolving { f.cancel() }
         job.resolving.removeAll()
         job.planGeneration += 1
@@ -46,8 +45,7 @@ extension DownloadEngine {
         job.retryTimer = nil
         job.pumpTimer?.cancel()
         job.pumpTimer = nil
-        job.unitNotBefore = [:] // resuming asks again at once
-        job.cursor = 0
+        job.units.resume() // resuming asks again at once
         job.reloadTimer?.cancel()
         job.reloadTimer = nil
         job.reloading = false
@@ -183,7 +181,7 @@ extension DownloadEngine {
         job.adopt(plan, stored: stored)
         if let master { job.storedMaster = (master, job.completeRenditions()) }
         logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
-                                                   "units": "\(plan.units.count)", "stored": "\(job.unitDone.filter { $0 }.count)"])
+                                                   "units": "\(plan.units.count)", "stored": "\(job.units.storedCount)"])
         changed(job)
         guard fetch else { return }
         if let why = spaceShortfall(job) {

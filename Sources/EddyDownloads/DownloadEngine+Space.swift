@@ -84,10 +84,8 @@ extension DownloadEngine {
         for job in jobs where job.state.holdsPins {
             guard let plan = job.plan else { continue }
             var lost: [String] = []
-            for (i, u) in plan.units.enumerated() where job.unitDone[i] && u.kind != .playlist && keys.contains(u.url.description) {
-                job.unitDone[i] = false
-                job.unitBytes[i] = 0
-                job.cursor = min(job.cursor, i)
+            for (i, u) in plan.units.enumerated() where job.units.done[i] && u.kind != .playlist && keys.contains(u.url.description) {
+                job.units.lost(i)
                 lost.append(u.name)
             }
             guard !lost.isEmpty else { continue }

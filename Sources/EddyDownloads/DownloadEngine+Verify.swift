@@ -42,7 +42,7 @@ extension DownloadEngine {
 
     private func report(_ job: DownloadJob, plan: DownloadPlan, _ found: [(Int, CacheStore.Audit, Bool)]) -> VerifyReport {
         // The plan may have grown meanwhile (renditions added): its first units are the same.
-        let doneNow = { (i: Int) in i < job.unitDone.count && job.unitDone[i] }
+        let doneNow = { (i: Int) in i < job.units.count && job.units.done[i] }
         var report = VerifyReport(id: job.id, files: plan.units.count)
         var lost = Set<String>()
         for (i, audit, held) in found {

@@ -10,11 +10,11 @@ extension DownloadEngine {
     func watchForStalls() {
         let now = EventLoop.monotonic()
         for job in jobs where job.state == .running {
-            guard !job.inFlight.isEmpty else {
+            guard !job.fetches.isEmpty else {
                 job.lastMove = (now, -1, -1) // nothing in flight: waiting for a backoff, or planning
                 continue
             }
-            let bytes = job.inFlight.values.reduce(0) { $0 + $1.confirmedBytes }
+            let bytes = job.fetches.values.reduce(0) { $0 + $1.confirmedBytes }
             guard bytes == job.lastMove.bytes && job.fetchesEnded == job.lastMove.units else {
                 job.lastMove = (now, bytes, job.fetchesEnded)
                 continue
@@ -26,16 +26,12 @@ extension DownloadEngine {
     }
 
     private func restartStalled(_ job: DownloadJob, idle: Double) {
-        let names = job.inFlight.keys.sorted().compactMap { job.plan?.units[$0].name }
+        let names = job.fetches.keys.sorted().compactMap { job.plan?.units[$0].name }
         logger.warning("download stalled: restarting its fetches",
                        metadata: ["id": "\(job.id)", "seconds": "\(Int(idle))", "units": "\(names.joined(separator: " "))"])
         homes.all[0].metrics.downloadStalls += 1
         job.record(["event": "stall", "seconds": "\(Int(idle))", "units": names.joined(separator: " ")])
-        for (i, f) in job.inFlight {
-            f.cancel()
-            job.cursor = min(job.cursor, i)
-        }
-        job.inFlight.removeAll()
+        for i in job.units.stopFetches() { job.fetches.removeValue(forKey: i)?.cancel() }
         pump(job)
         changed(job)
     }

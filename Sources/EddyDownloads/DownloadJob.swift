@@ -20,23 +20,13 @@ package final class DownloadJob {
     package var plan: DownloadPlan?
     /// The spec changed since `plan` was built: the next run builds it again.
     var planStale = false
-    /// Per unit of the plan: stored, its bytes once stored, its consecutive failures.
-    var unitDone: [Bool] = []
-    var unitBytes: [Int] = []
-    var unitFailures: [Int] = []
-    /// Units settled without bytes: live segments gone from the origin (see `dropGoneLiveSegment`);
-    /// progress leaves them out.
-    var dropped = Set<Int>()
-    /// Units being fetched, by index.
-    var inFlight: [Int: HomeFetch] = [:]
-    /// Units that failed, by index, and when each may be asked for again (monotonic seconds):
-    /// each keeps its own backoff while the others go on.
-    var unitNotBefore: [Int: Double] = [:]
+    /// Which units of the plan are stored, in flight, or waiting for their own backoff while the
+    /// others go on, and which go next (see `UnitScheduleStateMachine`).
+    var units = UnitScheduleStateMachine()
+    /// The fetches of the units in flight, by index.
+    var fetches: [Int: HomeFetch] = [:]
     /// Wakes `pump` when nothing is in flight and the next unit waits for its backoff.
     var pumpTimer: LoopTimer?
-    /// The first unit that may still be pending (units before it are stored or in flight; units
-    /// after it may be waiting for their backoff).
-    var cursor = 0
     var window: FetchWindow
     /// Fetches of the playlists while the plan is built.
     var resolving: [HomeFetch] = []
@@ -106,7 +96,7 @@ package final class DownloadJob {
     /// Bytes of the units it holds, pinned while the job is neither expired nor cancelled.
     package var pinnedBytes: Int {
         guard state.holdsPins else { return 0 }
-        return zip(unitDone, unitBytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
+        return zip(units.done, units.bytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
     }
 
     package var state: DownloadState { machine.state }
@@ -123,16 +113,10 @@ package final class DownloadJob {
     /// unit id).
     func adopt(_ p: DownloadPlan, stored: [String: Int]) {
         plan = p
-        unitDone = Array(repeating: false, count: p.units.count)
-        unitBytes = Array(repeating: 0, count: p.units.count)
-        unitFailures = Array(repeating: 0, count: p.units.count)
-        unitNotBefore = [:]
-        dropped = []
-        cursor = 0
+        var held: [Int: Int] = [:]
+        for (i, u) in p.units.enumerated() { if let n = stored[u.id] { held[i] = n } }
+        units.reset(count: p.units.count, stored: held)
         planStale = false
-        for (i, u) in p.units.enumerated() {
-            if let n = stored[u.id] { unitDone[i] = true; unitBytes[i] = n }
-        }
     }
 
     /// Takes a plan that extends the current one (a recording grew): units already planned keep
@@ -145,34 +129,29 @@ package final class DownloadJob {
         merged.renditions = p.renditions
         merged.drm = p.drm
         plan = merged
-        let added = merged.units.count - unitDone.count
-        unitDone += Array(repeating: false, count: added)
-        unitBytes += Array(repeating: 0, count: added)
-        unitFailures += Array(repeating: 0, count: added)
+        units.grow(to: merged.units.count)
     }
 
     /// Marks done the units from index `start` on that the cache holds whole (`stored`: their
     /// bytes, by unit id), unless done already or in flight (their fetch settles them). True when
     /// any was marked.
     func settle(_ stored: [String: Int], from start: Int) -> Bool {
-        guard let units = plan?.units, !stored.isEmpty, start < units.count else { return false }
+        guard let planned = plan?.units, !stored.isEmpty, start < planned.count else { return false }
         var settled = false
-        for i in start..<units.count where !unitDone[i] && inFlight[i] == nil {
-            guard let n = stored[units[i].id] else { continue }
-            unitDone[i] = true
-            unitBytes[i] = n
-            settled = true
+        for i in start..<planned.count {
+            guard let n = stored[planned[i].id] else { continue }
+            if units.settle(i, bytes: n) { settled = true }
         }
         return settled
     }
 
-    var allStored: Bool { plan != nil && !unitDone.contains(false) }
+    var allStored: Bool { plan != nil && units.allStored }
 
     /// Renditions (indices into the plan's) whose every unit is stored: playable offline.
     package func completeRenditions() -> Set<Int> {
         guard let plan else { return [] }
         var incomplete = Set<Int>()
-        for (i, u) in plan.units.enumerated() where !unitDone[i] {
+        for (i, u) in plan.units.enumerated() where !units.done[i] {
             if let r = u.rendition { incomplete.insert(r) }
         }
         return Set(plan.renditions.indices).subtracting(incomplete)
@@ -188,15 +167,15 @@ package final class DownloadJob {
         // Bytes per media second seen so far per rendition, for estimates without a bit rate.
         var seenBytes = Array(repeating: 0, count: plan.renditions.count)
         var seenSeconds = Array(repeating: 0.0, count: plan.renditions.count)
-        for (i, u) in plan.units.enumerated() where unitDone[i] && u.kind == .segment && !dropped.contains(i) {
-            if let r = u.rendition { seenBytes[r] += unitBytes[i]; seenSeconds[r] += u.duration }
+        for (i, u) in plan.units.enumerated() where units.done[i] && u.kind == .segment && !units.dropped.contains(i) {
+            if let r = u.rendition { seenBytes[r] += units.bytes[i]; seenSeconds[r] += u.duration }
         }
-        for (i, u) in plan.units.enumerated() where !dropped.contains(i) {
+        for (i, u) in plan.units.enumerated() where !units.dropped.contains(i) {
             var done = 0, expected = 0, exact = true
-            if unitDone[i] {
-                done = unitBytes[i]; expected = done
+            if units.done[i] {
+                done = units.bytes[i]; expected = done
             } else {
-                done = inFlight[i]?.confirmedBytes ?? 0
+                done = fetches[i]?.confirmedBytes ?? 0
                 if let range = u.range {
                     expected = range.count
                 } else {
@@ -221,7 +200,7 @@ package final class DownloadJob {
                 if u.kind == .segment {
                     per[r].segmentsTotal += 1
                     per[r].mediaSecondsTotal += u.duration
-                    if unitDone[i] {
+                    if units.done[i] {
                         per[r].segmentsDone += 1
                         per[r].mediaSecondsDone += u.duration
                         per[r].addLoaded(u.start, u.start + u.duration)

@@ -25,8 +25,8 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
     /// speaks for the origin, not one segment, so no request of the job goes before, not even
     /// after another request's success.
     public private(set) var holdUntil: Double?
-    public var retries: Int
-    public var backoff = RetryBackoff()
+    public let retries: Int
+    public let backoff = RetryBackoff()
 
     /// A new job is queued; a job read back after a restart starts where it was, except that a
     /// running or waiting one is queued again (its requests died with the process).

@@ -141,7 +141,7 @@ final class FillStateMachineTests: XCTestCase {
         var m = streaming(end: 1000)
         _ = chunk(&m, 100)
         _ = m.written(100, length: 1000)
-        m.end = 100
+        m.shorten(to: 100)
         XCTAssertEqual(chunk(&m, 50), .write(count: 0))
         XCTAssertTrue(m.written(0, length: 1000).done)
     }

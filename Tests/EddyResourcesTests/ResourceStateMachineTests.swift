@@ -99,7 +99,7 @@ final class ResourceStateMachineTests: XCTestCase {
         var m = machine()
         let a = reader(&m, at: 200)
         _ = need(&m, a)
-        m.stalledAt = 200
+        m.originStalled(at: 200)
         XCTAssertEqual(need(&m, a), .giveUp("upstream stalled at byte 200 for the stall timeout"))
     }
 
@@ -113,7 +113,7 @@ final class ResourceStateMachineTests: XCTestCase {
 
     func test_anOriginThatIgnoresRange_makesTicketsWaitForTheWholeBodyFill() {
         var m = machine()
-        m.originIgnoresRange = true
+        m.originAnswered(wholeBody: true)
         let a = reader(&m, at: 900)
         let whole = fill(1, start: 0, end: nil, cursor: 100)
         XCTAssertEqual(need(&m, a, fills: [whole]), .wait(coalesced: false), "asking for byte 900 again would get 200 again")
@@ -131,7 +131,7 @@ final class ResourceStateMachineTests: XCTestCase {
 
     func test_anUnwritableCache_sendsTheTicketUncached() {
         var m = machine()
-        m.storeBroken = true
+        m.storeFailed()
         let a = reader(&m, at: 0)
         XCTAssertEqual(need(&m, a), .streamUncached)
         XCTAssertFalse(m.hasWaiting)

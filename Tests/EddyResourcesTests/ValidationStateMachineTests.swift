@@ -134,7 +134,7 @@ final class ValidationStateMachineTests: XCTestCase {
     func test_aDownloadsCopy_outlivesGoneAndErrorAnswers_butNotANewRepresentation() {
         func pinned() -> ValidationStateMachine {
             var m = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
-            m.pinned = true
+            m.resourceAtHead(stored(), pinned: true)
             return m
         }
         var gone = pinned()
@@ -156,9 +156,8 @@ final class ValidationStateMachineTests: XCTestCase {
     /// to a resource that is not a download's, or a redirect on the same host, are not flagged.
     func test_aCaptivePortalsAnswer_isTheWrongKindForADownloadsCopy() {
         func revalidation(pinned: Bool) -> ValidationStateMachine {
-            var m = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored())
-            m.pinned = pinned
-            m.host = "cdn.example"
+            var m = ValidationStateMachine(kind: .revalidation, asked: nil, stored: stored(), host: "cdn.example")
+            m.resourceAtHead(stored(), pinned: pinned)
             return m
         }
         var html = revalidation(pinned: true)

@@ -77,9 +77,8 @@ package final class ResourceCoordinator {
     /// on. `wholeBody`: asked for a range, the origin sent the whole body from byte 0.
     func fillAttached(_ fill: FillSession, startedAt: Double, wholeBody: Bool) {
         noteOriginAnswer(at: startedAt)
-        machine.stalledAt = nil // the origin answers again
+        machine.originAnswered(wholeBody: wholeBody)
         lastRefusal = nil
-        if wholeBody { machine.originIgnoresRange = true }
         if !fills.contains(where: { $0 === fill }) { fills.append(fill) }
     }
 
@@ -88,7 +87,7 @@ package final class ResourceCoordinator {
     /// answer if it sent one.
     func fillFailed(_ fill: FillSession, stalledAt: Int?, refusal: OriginRefusal?) {
         revalidationEnded(fill)
-        if let stalledAt { machine.stalledAt = stalledAt }
+        if let stalledAt { machine.originStalled(at: stalledAt) }
         if let refusal { lastRefusal = refusal }
         fillEnded(fill)
     }
@@ -162,7 +161,7 @@ package final class ResourceCoordinator {
 
     @discardableResult
     private func startFill(first: Int, last: Int?, shorten: [Int], for t: Ticket) -> FillSession {
-        for f in fills where shorten.contains(f.id) { f.end = first }
+        for f in fills where shorten.contains(f.id) { f.shorten(to: first) }
         let fill = coordinators.startFill(kind: .range, fetch: t.fetch, resource: resource,
                                           asked: .span(first: first, last: last), startedBy: t.id)
         fills.append(fill)
@@ -248,7 +247,7 @@ package final class ResourceCoordinator {
 
     /// A cache write failed (disk full, unwritable directory): the fill stopped; readers may go on uncached.
     func storeFailed() {
-        machine.storeBroken = true
+        machine.storeFailed()
         wake()
     }
 

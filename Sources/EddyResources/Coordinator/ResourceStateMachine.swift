@@ -56,11 +56,24 @@ package struct ResourceStateMachine {
     private var nextID = 1
     /// The origin answered a Range request with 200: asking again is pointless, so tickets wait
     /// for the whole-body fill instead.
-    var originIgnoresRange = false
+    private(set) var originIgnoresRange = false
     /// Writing this resource's bytes failed.
-    package var storeBroken = false
+    package private(set) var storeBroken = false
     /// The offset at which the last fill timed out (the origin stalled), if any.
-    var stalledAt: Int?
+    private(set) var stalledAt: Int?
+
+    /// A fill's head arrived: the origin answers again. `wholeBody`: asked for a range, it sent
+    /// the whole body from byte 0.
+    mutating func originAnswered(wholeBody: Bool) {
+        stalledAt = nil
+        if wholeBody { originIgnoresRange = true }
+    }
+
+    /// A fill timed out at `offset`: the origin went silent there.
+    mutating func originStalled(at offset: Int) { stalledAt = offset }
+
+    /// Writing this resource's bytes failed (disk full, unwritable directory).
+    mutating func storeFailed() { storeBroken = true }
     let blocks: BlockLayout
     /// How far ahead of a running fill's cursor a ticket waits for it rather than starting its own.
     let lookahead: Int

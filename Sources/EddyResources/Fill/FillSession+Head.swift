@@ -13,8 +13,7 @@ extension FillSession {
             // A 304 need not repeat Vary, though it should (RFC 9110 section 15.4.5).
             let checks = [200, 206].contains(head.status) || (head.status == 304 && head.headers["Vary"] != nil)
             if checks && coordinators.varyChanged(r, head.headers) { return storedVaryChanged(r) }
-            validation.stored = r.meta
-            validation.pinned = r.pinned
+            validation.resourceAtHead(r.meta, pinned: r.pinned)
         }
         let action = validation.headArrived(status: head.status, headers: head.headers, contentLength: head.contentLength, now: now,
                                             requestedAt: requestedAt)

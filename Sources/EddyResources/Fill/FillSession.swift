@@ -30,10 +30,10 @@ package final class FillSession {
     /// First offset asked for; for a suffix request, known after the head.
     package var start: Int { machine.start }
     /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
-    package var end: Int? {
-        get { machine.end }
-        set { machine.end = newValue }
-    }
+    package var end: Int? { machine.end }
+
+    /// Another fill covers the bytes from `end` on: this one stops there.
+    func shorten(to end: Int) { machine.shorten(to: end) }
     /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
     package var cursor: Int { machine.cursor }
     package var dataStart: Int { machine.dataStart }
@@ -78,9 +78,8 @@ package final class FillSession {
         self.startedBy = startedBy
         self.resource = resource
         self.asked = asked
-        validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta)
-        validation.host = fetch.url.host
-        validation.targeted = coordinators.targetedFields
+        validation = ValidationStateMachine(kind: kind, asked: asked, stored: resource?.meta, host: fetch.url.host,
+                                            targeted: coordinators.targetedFields)
         self.version = resource?.version ?? 0
         switch asked {
         case let .span(first, last)?: machine = FillStateMachine(start: first, end: last.map { $0 + 1 })

@@ -8,7 +8,7 @@ package struct FillStateMachine {
     /// First offset asked for; after the head, where the body starts.
     private(set) var start: Int
     /// End (exclusive) of the bytes wanted; nil = to the end. Other fills may shorten it.
-    var end: Int?
+    private(set) var end: Int?
     /// The next offset to be written; bytes in `dataStart..<cursor` are on disk.
     private(set) var cursor: Int
     private(set) var dataStart: Int
@@ -23,6 +23,9 @@ package struct FillStateMachine {
         dataStart = start
         self.blocks = blocks
     }
+
+    /// Another fill covers the bytes from `end` on: this one stops there.
+    mutating func shorten(to end: Int) { self.end = end }
 
     /// Bytes written but not yet confirmed: readers may take them from here.
     var unconfirmedWindow: Range<Int> {

@@ -76,27 +76,36 @@ package struct ValidationStateMachine {
     /// The range asked for; nil for a plain GET.
     let asked: RangeResponseCheck.Asked?
     /// The stored version's metadata (revalidation and range fills), as of the head's arrival.
-    var stored: ResourceMeta?
+    private(set) var stored: ResourceMeta?
     /// The stored resource is a download's (pinned), as of the head's arrival: the user's to
     /// delete, so no answer of the origin's drops it or replaces it with an error. The stored copy
     /// is then served as it would be with the origin down (offline).
-    var pinned = false
+    private(set) var pinned = false
     /// The host the request went to, for telling a redirect to another host.
-    var host: String?
+    let host: String?
     /// Set when the origin answered a download's resource with something of the wrong kind: HTML
     /// where something else was stored, or a redirect to another host (a captive portal's login
     /// page). Such an answer never replaces the stored copy, and says the origin is not reachable.
     private(set) var wrongKind: String?
     private(set) var decided = false
 
-    init(kind: FillKind, asked: RangeResponseCheck.Asked?, stored: ResourceMeta?) {
+    init(kind: FillKind, asked: RangeResponseCheck.Asked?, stored: ResourceMeta?, host: String? = nil,
+         targeted: [String] = FreshnessPolicy().targetedFields) {
         self.kind = kind
         self.asked = asked
         self.stored = stored
+        self.host = host
+        self.targeted = targeted
+    }
+
+    /// The stored resource as of the head's arrival: its metadata, and whether a download pins it.
+    mutating func resourceAtHead(_ meta: ResourceMeta, pinned: Bool) {
+        stored = meta
+        self.pinned = pinned
     }
 
     /// Targeted cache-control fields obeyed instead of Cache-Control (RFC 9213).
-    var targeted = FreshnessPolicy().targetedFields
+    let targeted: [String]
 
     /// The origin's head: `status`, `headers`, and the body's Content-Length if any. `now` is the
     /// wall clock (epoch seconds) when it arrived, `requestedAt` when the request went out.

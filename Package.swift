@@ -11,9 +11,11 @@ import PackageDescription
 //                  prefetch, origin health, the upstream client, the memory tier
 //   EddyDownloads  offline downloads: the engine, plans, jobs and their database, which reach
 //                  resources only through their homes (`ResourceHomes`)
+//   EddyServing    each loop's serving side (`Home`): cache exchanges, published hits,
+//                  pass-through and tunnels, on EddyResources only
 //   EddyAdmin  the admin listener's API (resources, downloads) and the dashboard
-//   EddyProxy  serving (each loop's exchanges, published hits, pass-through, access log) and
-//              the composition root (`Proxy`, workers, reload, drain)
+//   EddyProxy  the composition root: `Proxy`, workers, config, reload, drain, access log, the
+//              offline URL (serving, downloads and admin meet only here)
 //   eddy       the command line
 let package = Package(
     name: "eddy",
@@ -47,11 +49,15 @@ let package = Package(
             "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "EddyServing", dependencies: [
+            "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "EddyAdmin", dependencies: [
             "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
         ]),
         .target(name: "EddyProxy", dependencies: [
-            "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            "EddyServing", "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -65,6 +71,7 @@ let package = Package(
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
+        .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
     ],

@@ -102,7 +102,6 @@ public final class AccessLog {
 }
 
 extension String {
-    func replacingAll(_ a: String, _ b: String) -> String { split(separator: Character(a), omittingEmptySubsequences: false).joined(separator: b) }
     init(format1 v: Double) {
         let tenths = Int((v * 10).rounded())
         self = "\(tenths / 10).\(tenths % 10)"

@@ -1,5 +1,6 @@
 import EddyCore
 import EddyLoop
+import EddyServing
 
 extension Proxy {
     /// Writes the access log line of an answered request (counted already, on its loop). Main loop.

@@ -66,19 +66,9 @@ extension Proxy {
         }
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
         let gate = routing.resolver.gate
-        let trusted = Set(new.trustedProxies)
+        let settings = new.homeSettings(loops: homes.count)
         // Each home takes the new settings on its loop, after the requests it has already begun.
-        homes.runEverywhere { h in
-            h.resources.curl.gate = gate
-            h.services.freshness = new.freshness
-            h.resources.coordinators.targetedFields = new.freshness.targetedFields
-            h.services.loopServices.forwardClientAddress = new.forwardedHeaders
-            h.services.loopServices.trustedProxies = trusted
-            h.services.loopServices.earlyHints = new.earlyHints
-            h.resources.coordinators.maxVariants = new.maxVariants
-            h.resources.playlists.prefetchSegments = new.prefetchSegments
-            h.cacheKeys = new.cacheKeys
-        }
+        homes.runEverywhere { $0.reload(settings, gate: gate) }
         server.limits = new.limits
         adminServer?.limits = new.limits
         for w in workers { w.apply(limits: new.limits) }

@@ -1,5 +1,6 @@
 import EddyLoop
 import EddyResources
+import EddyServing
 import Glibc
 
 /// Several event loops (`workers`). Each worker loop accepts its share of the proxy's

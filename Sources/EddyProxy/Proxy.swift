@@ -5,6 +5,7 @@ import EddyDownloads
 import EddyHLS
 import EddyLoop
 import EddyResources
+import EddyServing
 import Glibc
 import Logging
 
@@ -84,9 +85,12 @@ public final class Proxy {
         accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()
-        let shared = Home.Shared(config: config, routing: routing, logger: logger, homes: homes, resourceHomes: resourceHomes,
-                                 directory: HLSDirectory(),
-                                 snapshots: hitSnapshots, catalog: catalog, health: OriginHealth(logger: logger),
+        let offline = Home.OfflineHoldings(completeRenditions: { catalog.completeRenditions(of: $0) },
+                                           recordedPlaylist: { catalog.recordedPlaylist(of: $0) },
+                                           prefix: DownloadEngine.offlinePrefix)
+        let shared = Home.Shared(settings: config.homeSettings(loops: loops), routing: routing, logger: logger, homes: homes,
+                                 resourceHomes: resourceHomes, directory: HLSDirectory(),
+                                 snapshots: hitSnapshots, offline: offline, health: OriginHealth(logger: logger),
                                  stats: requestStats, connectPolicy: connectPolicy,
                                  loops: loops)
         let main = Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,

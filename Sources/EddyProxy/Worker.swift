@@ -3,6 +3,7 @@ import EddyCore
 import EddyHLS
 import EddyLoop
 import EddyResources
+import EddyServing
 import Glibc
 import Logging
 

@@ -1,6 +1,7 @@
 import EddyCore
 import EddyDownloads
 import EddyLoop
+import EddyServing
 
 /// A download's offline URL: `/_eddy/offline/{id}/` on the proxy listener, reported as the job's
 /// `offline_url` (AVAssetDownloadTask's download location, served over HTTP). The asset is laid

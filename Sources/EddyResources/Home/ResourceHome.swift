@@ -90,6 +90,15 @@ package final class ResourceHome: LoopHome {
         }
     }
 
+    /// Takes reloaded settings, on this home's loop: the upstream gate (new routes), targeted
+    /// fields, variants kept and prefetch depth (timeouts and the memory tier need a restart).
+    package func reload(_ s: Settings, gate: UpstreamGate) {
+        curl.gate = gate
+        coordinators.targetedFields = s.targetedFields
+        coordinators.maxVariants = s.maxVariants
+        playlists.prefetchSegments = s.prefetchSegments
+    }
+
     /// True on this home's loop thread.
     package var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
 

@@ -9,7 +9,7 @@ import EddyResources
 /// as a `RemoteRequest`). The main loop and the workers take requests the same way.
 extension Home {
     /// Answers a request this loop's listener accepted.
-    func accept(_ request: ServerRequest) {
+    package func accept(_ request: ServerRequest) {
         // A plain small hit published by an earlier answer goes out without an exchange: the
         // same response for a fraction of the work (see `HitSnapshots`).
         if let snapshots, let outcome = snapshots.answer(request, now: loop.wallClock()) {
@@ -20,7 +20,7 @@ extension Home {
             metrics.requests += 1
             return responses.tunnel(request, services: services.loopServices, policy: connectPolicy)
         }
-        if request.uri.hasPrefix(OfflineResponder.prefix) { return offline(request) }
+        if request.uri.hasPrefix(offlinePrefix) { return offline(request) }
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
                                 resolver: routing.resolver, cacheAvailable: resources.store.isAvailable) {
         case let .home(url, form, checkAddress):

@@ -1,7 +1,7 @@
 import EddyCore
 @testable import EddyResources
 import XCTest
-@testable import EddyProxy
+@testable import EddyServing
 
 /// One cached response's life and Cache-Status, as a value.
 final class ExchangeStateMachineTests: XCTestCase {

@@ -24,7 +24,7 @@ import Glibc
 /// route are used within a second. Entries hold bytes the memory tier holds (or held up to a
 /// second ago), so memory stays within its budget plus what one second of hits published; file
 /// entries hold a descriptor each, and there are at most `maxFileEntries` of them.
-final class HitSnapshots: CacheListener, @unchecked Sendable {
+package final class HitSnapshots: CacheListener, @unchecked Sendable {
     /// Where an entry's body is.
     enum Body {
         case bytes(SharedBytes)
@@ -80,7 +80,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
     /// Responses still reading a data file through an entry, by cache key (any loop).
     private let sending = Locked([String: Int]())
 
-    init() {
+    package init() {
         var limit = rlimit()
         let soft = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(limit.rlim_cur) : 1024
         maxFileEntries = max(4, min(256, soft / 16))
@@ -195,10 +195,10 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
     }
 
     /// Home loop: forgets everything (a reload may have changed routes or freshness).
-    func removeAll() { table.withLock { $0 = Table() } }
+    package func removeAll() { table.withLock { $0 = Table() } }
 
     /// Home loop, from a timer: drops expired entries, so their bytes go.
-    func sweep() {
+    package func sweep() {
         let now = EventLoop.monotonic()
         table.withLock { t in
             for (target, e) in t.byTarget where e.expires <= now { t.remove(target) }
@@ -207,7 +207,7 @@ final class HitSnapshots: CacheListener, @unchecked Sendable {
 
     // MARK: - CacheListener (home loop)
 
-    func bytesDropped(_ resource: CachedResource, count: Int) { revoke(key: resource.key) }
+    package func bytesDropped(_ resource: CachedResource, count: Int) { revoke(key: resource.key) }
 
-    func resourceRemoved(_ resource: CachedResource, bytes: Int) { revoke(key: resource.key) }
+    package func resourceRemoved(_ resource: CachedResource, bytes: Int) { revoke(key: resource.key) }
 }

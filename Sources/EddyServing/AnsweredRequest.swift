@@ -2,15 +2,15 @@ import EddyLoop
 
 /// What the access log and the metrics keep of an answered request, read once it is answered:
 /// the same from a `ServerRequest` on a worker loop and from the home loop's view of it.
-struct AnsweredRequest: Sendable {
-    let peer: String
-    let method: String
-    let uri: String
-    let version: String
-    let status: Int
-    let bodyBytes: Int
-    let referer: String?
-    let userAgent: String?
+package struct AnsweredRequest: Sendable {
+    package let peer: String
+    package let method: String
+    package let uri: String
+    package let version: String
+    package let status: Int
+    package let bodyBytes: Int
+    package let referer: String?
+    package let userAgent: String?
     /// When the head went out (monotonic seconds), if it did.
     let headSentAt: Double?
 

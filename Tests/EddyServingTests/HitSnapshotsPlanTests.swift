@@ -1,4 +1,4 @@
-@testable import EddyProxy
+@testable import EddyServing
 import EddyCore
 import XCTest
 

@@ -7,12 +7,16 @@ import EddyLoop
 /// tunnel to any port would make eddy a relay for mail or SSH). The upstream connection is made
 /// by curl (CONNECT_ONLY), so it passes the same gate and address checks as every fetch. A tunnel
 /// takes over its connection's socket, so it runs on the loop that took the connection.
-final class ConnectExchange {
+package final class ConnectExchange {
     /// What the operator allows.
-    struct Policy {
+    package struct Policy {
         var enabled = false
         var ports: Set<Int> = [443]
         var idleTimeout = 300.0
+
+        package init(enabled: Bool = false, ports: Set<Int> = [443], idleTimeout: Double = 300.0) {
+            (self.enabled, self.ports, self.idleTimeout) = (enabled, ports, idleTimeout)
+        }
     }
 
     private let services: LoopServices

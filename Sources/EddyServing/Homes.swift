@@ -1,4 +1,4 @@
 import EddyResources
 
 /// The serving side of the homes, one per loop: where a request for a resource is answered.
-typealias Homes = LoopHomes<Home>
+package typealias Homes = LoopHomes<Home>

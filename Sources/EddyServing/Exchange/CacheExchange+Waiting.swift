@@ -7,9 +7,9 @@ import EddyResources
 /// What the fill this exchange waits on tells it: its head, interim heads, and its ticket's
 /// events.
 extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
-    var isWaiting: Bool { !done }
+    package var isWaiting: Bool { !done }
 
-    func headArrived(_ outcome: HeadOutcome) {
+    package func headArrived(_ outcome: HeadOutcome) {
         offlineTimer?.cancel()
         offlineTimer = nil
         if upstreamHeadAt == nil { upstreamHeadAt = EventLoop.monotonic() }
@@ -25,11 +25,11 @@ extension CacheExchange: HeadWaiter, TicketConsumer, FetchClient {
         }
     }
 
-    func interimArrived(_ head: UpstreamHead) {
+    package func interimArrived(_ head: UpstreamHead) {
         if !done { services.loopServices.forwardInterim(head, to: request) }
     }
 
-    func ticket(_ ticket: Ticket, reports event: TicketEvent) {
+    package func ticket(_ ticket: Ticket, reports event: TicketEvent) {
         switch event {
         case .available, .newVersion: pump() // pump notices a version change and cuts the response off
         case let .failed(reason): abort(reason)

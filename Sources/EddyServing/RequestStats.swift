@@ -4,12 +4,14 @@ import EddyCore
 /// each loop records its responses here as they finish, so `/api/cache` and `/metrics` (on the
 /// main loop) see a response as soon as its client could ask about it. Behind a mutex held only
 /// to record or copy.
-final class RequestStats: @unchecked Sendable {
+package final class RequestStats: @unchecked Sendable {
     private struct State {
         var rolling = RollingStats()
         var firstByte: [String: Histogram] = ["hit": Histogram(), "miss": Histogram(), "partial": Histogram()]
     }
     private let state = Locked(State())
+
+    package init() {}
 
     /// Records one response of `kind` ("hit", "miss" or "partial"), with its first byte's delay
     /// when it sent one.
@@ -21,8 +23,8 @@ final class RequestStats: @unchecked Sendable {
     }
 
     /// The per-minute windows as they are now.
-    var rolling: RollingStats { state.withLock { $0.rolling } }
+    package var rolling: RollingStats { state.withLock { $0.rolling } }
 
     /// The first-byte histograms as they are now, by kind.
-    var firstByte: [String: Histogram] { state.withLock { $0.firstByte } }
+    package var firstByte: [String: Histogram] { state.withLock { $0.firstByte } }
 }

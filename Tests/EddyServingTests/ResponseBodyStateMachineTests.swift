@@ -1,6 +1,6 @@
 import EddyCore
 import XCTest
-@testable import EddyProxy
+@testable import EddyServing
 
 /// A cached response's body loop as a value: what it sends, waits for and tells the ticket, with
 /// no socket, file or fill.

@@ -1,6 +1,5 @@
 import EddyCache
 import EddyCore
-import EddyDownloads
 import EddyHLS
 import EddyLoop
 import EddyResources
@@ -11,21 +10,21 @@ import Logging
 /// `ResourceHome` holds, wherever the client's connection was accepted, and the responses it
 /// answers (pass-through, tunnels, published hits). Made on its loop's thread and touched only
 /// there.
-final class Home: LoopHome {
+package final class Home: LoopHome {
     /// What every home is built from, the same for all.
-    struct Shared {
-        let config: ProxyConfig
+    package struct Shared {
+        let settings: Settings
         let routing: Routing
         let logger: Logger
-        let homes: Homes
+        package let homes: Homes
         /// The resources' side of the same homes.
-        let resourceHomes: ResourceHomes
+        package let resourceHomes: ResourceHomes
         /// What the playlists seen so far say, for every home.
         let directory: HLSDirectory
         /// Published hits, answered by any loop (nil when the cache is unavailable).
         let snapshots: HitSnapshots?
         /// What downloads hold for offline playback (published by the download engine).
-        let catalog: OfflineCatalog
+        let offline: OfflineHoldings
         /// Which origins can be reached (see `OriginHealthStateMachine`), for every loop.
         let health: OriginHealth
         /// Every loop's per-minute windows and first-byte histograms.
@@ -34,22 +33,30 @@ final class Home: LoopHome {
         let connectPolicy: ConnectExchange.Policy
         /// The number of loops (and homes).
         let loops: Int
+
+        package init(settings: Settings, routing: Routing, logger: Logger, homes: Homes, resourceHomes: ResourceHomes,
+                     directory: HLSDirectory, snapshots: HitSnapshots?, offline: OfflineHoldings, health: OriginHealth,
+                     stats: RequestStats, connectPolicy: ConnectExchange.Policy, loops: Int) {
+            (self.settings, self.routing, self.logger, self.homes, self.resourceHomes) = (settings, routing, logger, homes, resourceHomes)
+            (self.directory, self.snapshots, self.offline, self.health) = (directory, snapshots, offline, health)
+            (self.stats, self.connectPolicy, self.loops) = (stats, connectPolicy, loops)
+        }
     }
 
-    let index: Int
+    package let index: Int
     let loop: EventLoop
     /// Reaches this loop from the others.
-    let mailbox: LoopMailbox
+    package let mailbox: LoopMailbox
     /// The resources this loop is home to: their cache stripe, coordinators, fills, playlists.
-    let resources: ResourceHome
+    package let resources: ResourceHome
     /// This loop's counters (the proxy sums them).
     let metrics: Metrics
     let services: ExchangeServices
     /// Answers a download's offline URL (`OfflineResponder`); set on the main loop's home,
     /// where the download engine runs, when downloads are on.
-    var offlineAnswer: ((any ClientRequest, @escaping (ExchangeOutcome) -> Void) -> Void)?
+    package var offlineAnswer: ((any ClientRequest, @escaping (ExchangeOutcome) -> Void) -> Void)?
     /// The responses this loop is answering (cache exchanges, pass-through, tunnels).
-    let responses: LoopResponses
+    package let responses: LoopResponses
     let logger: Logger
     let homes: Homes
     let routing: Routing
@@ -62,13 +69,15 @@ final class Home: LoopHome {
     let touches = HomeTouches()
     /// Whether keys (EXT-X-KEY URLs) are cached (`cache_keys`; a reload changes it).
     var cacheKeys: Bool
+    /// Where downloads' offline URLs live (see `offlineAnswer`).
+    let offlinePrefix: String
 
     /// Made on the loop's thread, with its `ResourceHome`. Each response it answers is counted
     /// here, as it ends, before its client can ask `/metrics` (which asks every loop), and handed
     /// to `log`.
-    init(index: Int, loop: EventLoop, mailbox: LoopMailbox, store: CacheStore, metrics: Metrics, shared: Shared,
+    package init(index: Int, loop: EventLoop, mailbox: LoopMailbox, store: CacheStore, metrics: Metrics, shared: Shared,
          log: @escaping (AnsweredRequest, ExchangeOutcome) -> Void) {
-        let config = shared.config
+        let config = shared.settings
         (homes, routing, stats, snapshots, connectPolicy, self.log) =
             (shared.homes, shared.routing, shared.stats, shared.snapshots, shared.connectPolicy, log)
         self.index = index
@@ -77,9 +86,10 @@ final class Home: LoopHome {
         self.metrics = metrics
         logger = shared.logger
         cacheKeys = config.cacheKeys
+        offlinePrefix = shared.offline.prefix
         let resources = ResourceHome(
             index: index, loop: loop, mailbox: mailbox, store: store, metrics: metrics,
-            settings: ResourceHome.Settings(config, loops: shared.loops),
+            settings: config.resources,
             shared: ResourceHome.Shared(routing: shared.routing, logger: shared.logger, homes: shared.resourceHomes,
                                         directory: shared.directory, health: shared.health))
         self.resources = resources
@@ -96,9 +106,8 @@ final class Home: LoopHome {
             name: config.name, freshness: config.freshness, finished: finished)
         services.homes = shared.homes
         services.hitSnapshots = shared.snapshots
-        let catalog = shared.catalog
-        services.offlineRenditions = { catalog.completeRenditions(of: $0) }
-        services.recordedPlaylist = { catalog.recordedPlaylist(of: $0) }
+        services.offlineRenditions = shared.offline.completeRenditions
+        services.recordedPlaylist = shared.offline.recordedPlaylist
         services.health = shared.health
         services.offlineWait = config.offlineWait
         let loopServices = LoopServices(
@@ -107,7 +116,7 @@ final class Home: LoopHome {
             invalidate: { [unowned services] in services.invalidate($0, alsoNamedBy: $1) },
             finished: finished)
         loopServices.forwardClientAddress = config.forwardedHeaders
-        loopServices.trustedProxies = Set(config.trustedProxies)
+        loopServices.trustedProxies = config.trustedProxies
         loopServices.earlyHints = config.earlyHints
         services.loopServices = loopServices
         if let snapshots = shared.snapshots {
@@ -121,5 +130,5 @@ final class Home: LoopHome {
     }
 
     /// True on this home's loop thread.
-    var isCurrent: Bool { resources.isCurrent }
+    package var isCurrent: Bool { resources.isCurrent }
 }

@@ -6,7 +6,7 @@ import EddyResources
 /// between them, so this table is what keeps it alive until it finishes; it is also what a drain
 /// waits for. The exchanges every loop runs alike (pass-through and tunnels) start here, so the
 /// main loop and the workers start them the same way. Touched only on its loop's thread.
-final class LoopResponses {
+package final class LoopResponses {
     private var active: [ObjectIdentifier: AnyObject] = [:]
     /// The loop's own counters.
     private let metrics: Metrics
@@ -16,7 +16,7 @@ final class LoopResponses {
     }
 
     /// Responses in progress.
-    var count: Int { active.count }
+    package var count: Int { active.count }
 
     /// Keeps `exchange` (or the request itself, until an exchange takes it) until `finished`.
     func keep(_ exchange: AnyObject, for request: any ClientRequest) {
@@ -46,12 +46,12 @@ final class LoopResponses {
     }
 
     /// Closes the open tunnels (a drain): they may stay open for hours, so they do not hold it.
-    func closeTunnels() {
+    package func closeTunnels() {
         for case let c as ConnectExchange in active.values { c.tunnel?.finish("shutting down") }
     }
 
     /// Drops every response (the loop is going away).
-    func removeAll() {
+    package func removeAll() {
         active.removeAll()
     }
 }

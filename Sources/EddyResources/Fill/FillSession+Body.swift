@@ -1,0 +1,49 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+
+/// A fill's body bytes as they arrive: written, checksummed and confirmed block by block as
+/// `FillStateMachine` says, or paused, finished or failed.
+extension FillSession {
+    func received(_ bytes: UnsafeRawBufferPointer) -> UpstreamTransfer.DataDisposition {
+        guard state == .streaming, let r = resource else {
+            coordinators.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
+            return .abort
+        }
+        guard r.version == version else { fail("superseded by a newer version"); return .abort }
+        let c = coordinators.of(r)
+        let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
+                                          isPrefetch: keepsSpan, throttled: c.shouldThrottle())
+        switch action {
+        case .pause:
+            // The cache is full of bytes responses still need and nobody waits on this fill:
+            // pause (curl keeps these bytes) until readers catch up and blocks can be evicted.
+            paused = true
+            coordinators.pauseFill(self)
+            return .pause
+        case .finish:
+            finish(r)
+            return .abort
+        case let .fail(reason):
+            fail(reason)
+            return .abort
+        case let .write(count):
+            coordinators.metrics.bytesFromOrigin += bytes.count
+            let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
+            guard coordinators.cache.write(r, offset: cursor, bytes: chunk) else {
+                fail("cache write failed")
+                c.storeFailed()
+                return .abort
+            }
+            checksums.add(chunk, at: cursor)
+            let (confirm, done) = machine.written(count, length: r.meta.length)
+            if let confirm { coordinators.cache.confirm(r, confirm, checksums: checksums.take(confirm, length: r.meta.length)) }
+            c.wake()
+            if done {
+                finish(r)
+                return .abort // quietly stop the transfer: the rest (if any) is not wanted
+            }
+            return .accept
+        }
+    }
+}

@@ -50,6 +50,19 @@ public final class LoopThread: @unchecked Sendable {
         }
     }
 
+    /// Runs `setUp` on the loop's thread (after the jobs already posted there) and returns once
+    /// it has, rethrowing what it threw: a second start-up step (a listener opened once every
+    /// home exists). Start-up only: never call it from a loop, which would wait on another.
+    public func startUp(_ setUp: @escaping () throws -> Void) throws {
+        let result = Locked<Result<Void, Error>?>(nil)
+        mailbox.post { result.withLock { $0 = Result { try setUp() } } }
+        // Short (a listener): waited for as `init` waits for its own set-up.
+        while true {
+            if let r = result.withLock({ $0 }) { return try r.get() }
+            usleep(200)
+        }
+    }
+
     /// Makes the loop return after the jobs already posted, and waits for the thread to end.
     /// Idempotent; call from another thread, never from the worker's own.
     public func stop() {

@@ -69,28 +69,20 @@ final class Worker {
     func startServing() throws {
         let (local, published, setup, index) = (local, published, setup, index)
         let (loop, mailbox) = (thread.loop, thread.mailbox)
-        let result = Locked<Result<Void, Error>?>(nil)
-        mailbox.post {
-            result.withLock { $0 = Result {
-                let server = try HTTPServer(loop: loop, host: setup.host, port: setup.port, limits: setup.limits, sharing: .join)
-                setup.budget.join(server) { job in mailbox.post(job) }
-                let home = local.home!
-                server.handler = { home.accept($0) }
-                server.onWarning = { setup.logger.warning("\($0)", metadata: ["worker": "\(index)"]) }
-                local.server = server
-                local.publish = LoopTimer(loop: loop, repeating: true) {
-                    var c = WorkerCounters(server)
-                    c.upstreamActive = home.resources.curl.activeCount
-                    c.exchanges = home.responses.count
-                    published.withLock { $0 = c }
-                }
-                local.publish.schedule(after: 0.1)
-            } }
-        }
-        // The set-up is short (a listener): wait for it as `LoopThread` waits for its own.
-        while true {
-            if let r = result.withLock({ $0 }) { return try r.get() }
-            usleep(200)
+        try thread.startUp {
+            let server = try HTTPServer(loop: loop, host: setup.host, port: setup.port, limits: setup.limits, sharing: .join)
+            setup.budget.join(server) { job in mailbox.post(job) }
+            let home = local.home!
+            server.handler = { home.accept($0) }
+            server.onWarning = { setup.logger.warning("\($0)", metadata: ["worker": "\(index)"]) }
+            local.server = server
+            local.publish = LoopTimer(loop: loop, repeating: true) {
+                var c = WorkerCounters(server)
+                c.upstreamActive = home.resources.curl.activeCount
+                c.exchanges = home.responses.count
+                published.withLock { $0 = c }
+            }
+            local.publish.schedule(after: 0.1)
         }
     }
 

@@ -9,10 +9,12 @@ extension DownloadEngine {
     /// for their backoff are passed over; when nothing else is in flight, a timer comes back for
     /// the first of them.
     func pump(_ job: DownloadJob) {
-        guard job.state == .running, let plan = job.plan else { return }
+        guard job.state == .running, job.plan != nil else { return }
         while true {
             switch job.units.next(now: EventLoop.monotonic(), window: job.window.size) {
             case let .fetch(i):
+                // Read each time: a fetch that ends at once may have grown the plan meanwhile.
+                guard let plan = job.plan, i < plan.units.count else { return }
                 let unit = plan.units[i]
                 guard case let .allow(checkAddress) = resolver.gate.check(unit.url) else {
                     // A failure always leaves `running` (waiting for the origin, or failed).

@@ -17,14 +17,17 @@ extension CacheExchange {
         if machine.state == .streamingPlaylist, let r = resource { servePlaylist(r); return }
         while true {
             let r = resource
-            if body.isOnResource {
+            let queued = request.queuedBytes
+            // With the queue full the response first waits for its drain: the bytes queued still
+            // go out before a changed version or a released resource cuts it off.
+            if body.isOnResource && queued < CacheExchange.highWater {
                 guard let r else { abort("resource released"); return }
                 if let why = machine.versionCheck(current: r.version) {
                     abort(why)
                     return
                 }
             }
-            switch body.next(queued: request.queuedBytes, length: r?.meta.length, available: { self.ticket?.available(at: $0) ?? 0 }) {
+            switch body.next(queued: queued, length: r?.meta.length, available: { self.ticket?.available(at: $0) ?? 0 }) {
             case let .write(bytes): bytes.withUnsafeBytes { request.write($0) }
             case let .seek(position, neededEnd): ticket?.advance(to: position, end: neededEnd)
             case let .send(offset, count):

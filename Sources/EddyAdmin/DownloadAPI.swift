@@ -103,8 +103,14 @@ package final class DownloadAPI {
     }
 
     private func add(_ request: ServerRequest) {
+        let body = Data(request.body())
+        if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+            do { return addList(request, try JSONDecoder().decode([LenientSpec].self, from: body)) } catch {
+                return self.error(request, 400, "the body must be a JSON list of objects like {\"url\": \"...\"}: \(DownloadAPI.brief(error))")
+            }
+        }
         let spec: DownloadSpec
-        do { spec = try JSONDecoder().decode(DownloadSpec.self, from: Data(request.body())) } catch {
+        do { spec = try JSONDecoder().decode(DownloadSpec.self, from: body) } catch {
             return self.error(request, 400, "the body must be JSON like {\"url\": \"...\"}: \(DownloadAPI.brief(error))")
         }
         engine.add(spec) { [weak self] result in

@@ -1001,7 +1001,7 @@ follow();
       },
       "post": {
         "operationId": "addDownload",
-        "summary": "Start a download of an HLS asset.",
+        "summary": "Start a download of an HLS asset or any file, or of each item of a list.",
         "tags": [
           "downloads"
         ],
@@ -1010,7 +1010,18 @@ follow();
           "content": {
             "application/json": {
               "schema": {
-                "$ref": "#/components/schemas/DownloadSpec"
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/DownloadSpec"
+                  },
+                  {
+                    "type": "array",
+                    "maxItems": 1000,
+                    "items": {
+                      "description": "A DownloadSpec. An item that is not a valid one is not refused with the list: it gets its own 400 in the answer, and the others go on."
+                    }
+                  }
+                ]
               }
             }
           }
@@ -1027,7 +1038,7 @@ follow();
             }
           },
           "400": {
-            "description": "A body that is not a DownloadSpec, a field that does not parse, a URL eddy may not fetch or that is not an HLS playlist, or a selection that matches nothing. Nothing is created.",
+            "description": "A body that is not a DownloadSpec, a field that does not parse, a URL eddy may not fetch HLS options for a file, an origin answering 4xx, or a selection that matches nothing. Nothing is created. A list of more than 1000 items (nothing is created).",
             "content": {
               "application/json": {
                 "schema": {
@@ -1040,7 +1051,7 @@ follow();
             "$ref": "#/components/responses/Unauthorized"
           },
           "502": {
-            "description": "The origin failed (5xx, 429 or no answer) while the playlist was read. Nothing is created.",
+            "description": "The origin failed (5xx, 429 or no answer) while the URL was read. Nothing is created.",
             "content": {
               "application/json": {
                 "schema": {
@@ -1067,8 +1078,22 @@ follow();
           },
           "415": {
             "$ref": "#/components/responses/NotJSON"
+          },
+          "200": {
+            "description": "A list was posted: each item's outcome, in order.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/DownloadListItem"
+                  }
+                }
+              }
+            }
           }
-        }
+        },
+        "description": "A DownloadSpec object starts one download: a URL whose path ends in .m3u8 or .m3u, or whose first bytes are #EXTM3U, is an HLS download; any other is a file download (variant, audio, subtitles, auxiliary and duration are then refused). A JSON list of them (at most 1000) adds each in order and answers 200 with each item's outcome; a bad item creates nothing for itself and does not stop the rest."
       }
     },
     "/api/downloads/{id}": {
@@ -2341,7 +2366,7 @@ follow();
           "url": {
             "type": "string",
             "pattern": "^[ \\t]*(/[!-~]*|[hH][tT][tT][pP][sS]?://([A-Za-z0-9._-]+|\\[[0-9A-Za-z._:%-]*\\])(:[0-9]*)?([/?][!-~]*)?(#[\\s\\S]*)?)[ \\t]*$",
-            "description": "The asset's playlist: an origin URL eddy may fetch (`--origin`, `--allow-host`; e.g. `http://cdn.example.com/show/master.m3u8`), an eddy URL, or an eddy path (`/show/master.m3u8`); spaces and tabs around it are ignored. A path is printable ASCII; a URL is http or https with a host name, IPv4 or [IPv6] address, an optional port, and a printable ASCII path and query (a #fragment is dropped). Which hosts and paths are allowed depends on eddy's configuration: another is refused (400), as is one whose answer is not an HLS playlist.",
+            "description": "An HLS asset's playlist, or any file: an origin URL eddy may fetch (`--origin`, `--allow-host`; e.g. `http://cdn.example.com/show/master.m3u8`), an eddy URL, or an eddy path (`/show/master.m3u8`); spaces and tabs around it are ignored. A path is printable ASCII; a URL is http or https with a host name, IPv4 or [IPv6] address, an optional port, and a printable ASCII path and query (a #fragment is dropped). Which hosts and paths are allowed depends on eddy's configuration: another is refused (400), as is one the origin answers with a 4xx.",
             "examples": [
               "/show/master.m3u8"
             ]
@@ -2733,6 +2758,7 @@ follow();
         "required": [
           "id",
           "url",
+          "kind",
           "title",
           "state",
           "failure",
@@ -2763,6 +2789,46 @@ follow();
           },
           "url": {
             "type": "string"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "hls",
+              "file"
+            ],
+            "description": "hls: an HLS asset (playlists and the renditions chosen); file: any other URL, one file fetched as parallel byte ranges."
+          },
+          "file": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": [
+              "length",
+              "ranges"
+            ],
+            "description": "A file download's range map (absent for HLS).",
+            "properties": {
+              "length": {
+                "type": [
+                  "integer",
+                  "null"
+                ],
+                "minimum": 0,
+                "description": "The file's length; null until the origin said."
+              },
+              "ranges": {
+                "type": "array",
+                "description": "Byte ranges held, [start, end) each, sorted and merged.",
+                "items": {
+                  "type": "array",
+                  "items": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "minItems": 2,
+                  "maxItems": 2
+                }
+              }
+            }
           },
           "title": {
             "type": [
@@ -3239,6 +3305,28 @@ follow();
           "state": {
             "type": "string",
             "description": "The download's state after the check."
+          }
+        }
+      },
+      "DownloadListItem": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+          "status"
+        ],
+        "description": "One item of a posted list: the download it created (status 201, id) or why it created nothing (status and error).",
+        "properties": {
+          "status": {
+            "type": "integer"
+          },
+          "url": {
+            "type": "string"
+          },
+          "id": {
+            "type": "string"
+          },
+          "error": {
+            "type": "string"
           }
         }
       }

@@ -11,6 +11,7 @@ extension DownloadEngine {
     /// main loop once they have answered.
     package func exportFiles(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
         guard let plan = job.plan else { return done(.failure(DownloadInputError("download \(job.id) has no plan yet", status: 409))) }
+        if plan.isFile { return exportFile(job, then: done) }
         let complete = job.completeRenditions()
         // Each complete rendition's URL once; a live one exports as its recording (the whole of it, as VOD).
         var order: [UpstreamURL] = []
@@ -55,6 +56,21 @@ extension DownloadEngine {
                 done(.success(files + data))
             }
         }
+    }
+
+    /// A file download's export: the file itself, once held whole.
+    private func exportFile(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
+        guard job.allStored else { return done(.failure(DownloadInputError("download \(job.id) is not held whole yet", status: 409))) }
+        var layout = ExportLayout(root: job.url)
+        let path = layout.path(for: job.url)
+        homes.ask(onHomeOf: job.url.description, { h -> Int? in
+            guard let r = h.store.lookup(job.url.description, now: h.loop.wallClock()), let len = r.meta.length,
+                  r.confirmed.contains(0..<len) else { return nil }
+            return len
+        }, then: { length in
+            guard let length else { return done(.failure(DownloadInputError("the file of \(job.id) is no longer held whole", status: 409))) }
+            done(.success([ExportFile(path: path, url: job.url.description, length: length)]))
+        })
     }
 
     /// The files of the job's offline URL by path (see `OfflineResponder`): the export's, kept

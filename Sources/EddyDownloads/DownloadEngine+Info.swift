@@ -15,7 +15,10 @@ extension DownloadEngine {
                               complete: complete.contains(i), progress: per[i])
         }
         let left = total.bytesExpected - total.bytesDone
-        return DownloadInfo(id: job.id, url: job.spec.url, title: job.spec.title, state: job.state.rawValue,
+        let file = job.plan.flatMap { p in
+            p.isFile ? FileHeld(length: p.fileLength, ranges: p.heldRanges(done: job.units.done).map { [$0.lowerBound, $0.upperBound] }) : nil
+        }
+        return DownloadInfo(id: job.id, url: job.spec.url, kind: job.kind.rawValue, file: file, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,
                             playableOffline: playableOffline(job, complete: complete), offlineURL: offlineURL(job),

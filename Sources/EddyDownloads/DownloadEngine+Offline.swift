@@ -26,6 +26,7 @@ extension DownloadEngine {
     /// the job holds whole changes (`readStoredMaster`): the API answers without waiting on a home.
     package func playableOffline(_ job: DownloadJob, complete: Set<Int>) -> Bool {
         guard let plan = job.plan else { return false }
+        if plan.isFile { return job.allStored }
         guard plan.isMultivariant else { return complete.contains(0) }
         // Nothing held whole (the usual case while a job starts): no need to read the playlist.
         guard let held = completeRenditions(of: job.url), !held.isEmpty,
@@ -60,7 +61,7 @@ extension DownloadEngine {
     func publishCatalog() {
         var renditions: [String: Set<String>] = [:]
         var recordings: [String: LiveRecording] = [:]
-        for j in jobs where j.state.holdsPins {
+        for j in jobs where j.state.holdsPins && j.kind == .hls {
             var held = renditions[j.url.description] ?? []
             if let plan = j.plan {
                 for r in j.completeRenditions() { held.insert(plan.renditions[r].url.description) }

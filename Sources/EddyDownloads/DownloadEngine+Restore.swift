@@ -20,7 +20,7 @@ extension DownloadEngine {
                 logger.error("dropping an unreadable download job", metadata: ["id": "\(row.id)"])
                 continue
             }
-            let job = DownloadJob(id: row.id, spec: r.spec, url: t.0, checkAddress: t.1, createdAt: r.createdAt,
+            let job = DownloadJob(id: row.id, spec: r.spec, url: t.0, checkAddress: t.1, kind: r.kind ?? .hls, createdAt: r.createdAt,
                                   machine: DownloadJobStateMachine(restoring: r.state, failure: r.failure, reason: r.reason,
                                                                            retries: settings.retries),
                                   concurrency: settings.concurrency)

@@ -80,10 +80,7 @@ extension DownloadEngine {
             }
             switch outcome {
             case let .failed(reason, status, retryAfter):
-                // A 4xx says the URL is wrong; a 5xx or no answer says the origin failed, not the input.
-                let originFailed = status.map { $0 >= 500 || $0 == 429 } ?? true
-                done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400,
-                                                 retryAfter: retryAfter)))
+                done(.failure(DownloadEngine.inputError(url, reason, status: status, retryAfter: retryAfter)))
             case let .stored(r):
                 guard let p = r.playlist else {
                     return done(.failure(DownloadInputError("\(url.pathAndQuery) is not an HLS playlist")))
@@ -101,6 +98,7 @@ extension DownloadEngine {
     /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
     /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
     func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
+        if job.kind == .file { return buildFilePlan(job, fetch: fetch) }
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: fetch ? .staleLive : .never) { [weak self, weak job] result in
             guard let self, let job, planWanted(job, fetch: fetch) else { return }
             switch result {
@@ -125,7 +123,7 @@ extension DownloadEngine {
     /// Whether a plan being built is still wanted when its playlists arrive: a fetching job must
     /// still be running; a plan-only build is dropped once the job has a plan or runs (its own
     /// build then takes over).
-    private func planWanted(_ job: DownloadJob, fetch: Bool) -> Bool {
+    func planWanted(_ job: DownloadJob, fetch: Bool) -> Bool {
         fetch ? job.state == .running : job.plan == nil && !job.state.holdsSlot
     }
 
@@ -177,7 +175,7 @@ extension DownloadEngine {
     }
 
     /// Takes a plan once its homes said which units the cache holds, then starts fetching.
-    private func adoptPlan(_ job: DownloadJob, _ plan: DownloadPlan, master: HLSPlaylist?, stored: [String: Int], fetch: Bool) {
+    func adoptPlan(_ job: DownloadJob, _ plan: DownloadPlan, master: HLSPlaylist?, stored: [String: Int], fetch: Bool) {
         job.adopt(plan, stored: stored)
         if let master { job.storedMaster = (master, job.completeRenditions()) }
         logger.info("download planned", metadata: ["id": "\(job.id)", "renditions": "\(plan.renditions.count)",
@@ -194,7 +192,7 @@ extension DownloadEngine {
     }
 
     /// A playlist could not be had: counted like a segment's failure (retried with backoff).
-    private func planFailed(_ job: DownloadJob, _ reason: String, retryAfter: Double? = nil) {
+    func planFailed(_ job: DownloadJob, _ reason: String, retryAfter: Double? = nil) {
         job.resolving.removeAll()
         job.planFailures += 1
         perform(job.machine.segmentFailed("playlist", reason: reason, consecutive: job.planFailures, retryAfter: retryAfter,

@@ -93,6 +93,8 @@ package final class DownloadEngine {
 
     struct Record: Codable {
         var spec: DownloadSpec
+        /// nil in records of versions before file downloads: HLS.
+        var kind: DownloadKind?
         var state: DownloadState
         var failure: String?
         var reason: String?
@@ -118,7 +120,7 @@ package final class DownloadEngine {
         guard let database else { return }
         _ = job.progress() // moves the floor up to what is stored now
         job.savedFloors = job.floorsRaised
-        let r = Record(spec: job.spec, state: job.state, failure: job.machine.failure, reason: job.machine.reason, createdAt: job.createdAt,
+        let r = Record(spec: job.spec, kind: job.kind, state: job.state, failure: job.machine.failure, reason: job.machine.reason, createdAt: job.createdAt,
                        completedAt: job.completedAt, bytesDone: job.floor.bytesDone, segmentsDone: job.floor.segmentsDone,
                        mediaSecondsDone: job.floor.mediaSecondsDone,
                        recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }),
@@ -153,8 +155,8 @@ package final class DownloadEngine {
         }
     }
 
-    /// Validates `spec` against the asset (its playlist is fetched and the selection made) and
-    /// creates the job; a 400-class error creates nothing.
+    /// Validates `spec` against the asset (an HLS playlist is fetched and the selection made; any
+    /// other file is probed) and creates the job; a 400-class error creates nothing.
     package func add(_ spec: DownloadSpec, done: @escaping (Result<DownloadJob, DownloadInputError>) -> Void) {
         let createdAt = loop.wallClock()
         do {
@@ -166,15 +168,19 @@ package final class DownloadEngine {
         case let .success(t): (url, checkAddress) = t
         case let .failure(e): return done(.failure(e))
         }
-        checkSelection(spec, url: url, checkAddress: checkAddress) { [weak self] error in
+        classify(spec, url: url, checkAddress: checkAddress) { [weak self] result in
             guard let self else { return }
-            if let error { return done(.failure(error)) }
-            let job = DownloadJob(id: DownloadEngine.newID(), spec: spec, url: url, checkAddress: checkAddress,
+            let kind: DownloadKind
+            switch result {
+            case let .failure(e): return done(.failure(e))
+            case let .success(k): kind = k
+            }
+            let job = DownloadJob(id: DownloadEngine.newID(), spec: spec, url: url, checkAddress: checkAddress, kind: kind,
                                   createdAt: createdAt, machine: DownloadJobStateMachine(retries: settings.retries),
                                   concurrency: settings.concurrency)
             jobs.append(job)
             save(job)
-            logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)"])
+            logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)", "kind": "\(kind.rawValue)"])
             done(.success(job))
             schedule()
         }

@@ -2,6 +2,10 @@
 package struct DownloadInfo: Encodable {
     var id: String
     var url: String
+    /// `hls` or `file` (see `DownloadKind`).
+    var kind: String
+    /// A file download's length and the byte ranges it holds ([start, end), merged); nil for HLS.
+    var file: FileHeld?
     var title: String?
     var state: String
     var failure: String?
@@ -29,7 +33,7 @@ package struct DownloadInfo: Encodable {
     var recording: RecordingInfo?
 
     enum CodingKeys: String, CodingKey {
-        case id, url, title, state, failure, rate, renditions, reason, priority, keys, recording
+        case id, url, kind, file, title, state, failure, rate, renditions, reason, priority, keys, recording
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline", offlineURL = "offline_url"
@@ -39,6 +43,8 @@ package struct DownloadInfo: Encodable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(url, forKey: .url)
+        try c.encode(kind, forKey: .kind)
+        try c.encodeIfPresent(file, forKey: .file)
         try c.encode(title, forKey: .title)
         try c.encode(state, forKey: .state)
         try c.encode(failure, forKey: .failure)
@@ -57,4 +63,11 @@ package struct DownloadInfo: Encodable {
         try c.encode(offlineURL, forKey: .offlineURL)
         try c.encode(renditions, forKey: .renditions)
     }
+}
+
+/// What a file download holds: `length` (nil until the origin said) and `ranges`, each
+/// `[start, end)` in bytes, sorted and merged: the range map a progress bar draws.
+package struct FileHeld: Encodable {
+    var length: Int?
+    var ranges: [[Int]]
 }

@@ -14,6 +14,8 @@ package final class DownloadJob {
     package private(set) var policy: DownloadPolicy
     let url: UpstreamURL
     let checkAddress: Bool
+    /// An HLS asset or one file (see `DownloadKind`).
+    package let kind: DownloadKind
     package let createdAt: Int
     package var completedAt: Int?
     package var machine: DownloadJobStateMachine
@@ -77,9 +79,10 @@ package final class DownloadJob {
     /// (monotonic seconds, bytes done) samples for the rate.
     private var samples: [(Double, Int)] = []
 
-    init(id: String, spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool, createdAt: Int,
+    init(id: String, spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool, kind: DownloadKind = .hls, createdAt: Int,
          machine: DownloadJobStateMachine, concurrency: Int) {
         self.id = id
+        self.kind = kind
         self.spec = spec
         self.url = url
         self.checkAddress = checkAddress

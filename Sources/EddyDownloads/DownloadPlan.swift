@@ -7,7 +7,7 @@ import EddyHLS
 /// be played first. Built from playlists already fetched; no I/O.
 package struct DownloadPlan: Equatable {
     /// What a unit is, for the log and for progress (only segments count as segments).
-    enum Kind: String, Equatable { case playlist, key, map, segment }
+    enum Kind: String, Equatable { case playlist, key, map, segment, file }
 
     /// One thing to fetch.
     struct Unit: Equatable {
@@ -40,6 +40,10 @@ package struct DownloadPlan: Equatable {
     var units: [Unit] = []
     /// True when the job's URL is a multivariant playlist (its first unit); false for a media one.
     var isMultivariant = false
+    /// A file download's length (nil when the origin did not say); nil for HLS.
+    package var fileLength: Int?
+    /// True for a file download (`DownloadKind.file`): its units are byte ranges of one file.
+    package var isFile = false
     /// Some selected rendition is DRM-protected (see `MediaPlaylist.drm`): its segments are
     /// downloaded, its keys cannot be.
     var drm = false

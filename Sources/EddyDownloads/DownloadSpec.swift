@@ -74,6 +74,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
         return Double(s)
     }
 
+    /// Options that only an HLS download has, named in a 400 when given for a file download.
+    public var fileOptionsError: DownloadInputError? {
+        let named = [("variant", variant != nil), ("variant_index", variantIndex != nil), ("audio", audio != nil),
+                     ("subtitles", subtitles != nil), ("auxiliary", auxiliary != nil), ("duration", duration != nil)]
+            .filter(\.1).map(\.0)
+        guard !named.isEmpty else { return nil }
+        return DownloadInputError("\(named.joined(separator: ", ")): only for HLS downloads, and \(url) is not an HLS playlist")
+    }
+
     /// The primary and auxiliary configurations; a malformed predicate or media selection is an
     /// error naming the field and the position.
     public func configurations() throws(DownloadInputError) -> (primary: DownloadConfiguration, auxiliary: [DownloadConfiguration]) {

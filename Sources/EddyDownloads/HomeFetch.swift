@@ -18,6 +18,10 @@ package final class HomeFetch {
         let bytes: Int
         /// The resource as an HLS playlist, when asked for and it is one.
         let playlist: HLSPlaylist?
+        /// What its first bytes say it is, when asked to sniff (see `DownloadKind.sniff`).
+        var kind: DownloadKind? = nil
+        /// False once the origin answered a Range request with the whole body.
+        var acceptsRanges = true
     }
 
     enum Outcome {
@@ -31,6 +35,8 @@ package final class HomeFetch {
         var pin = false
         /// Read it as an HLS playlist (one with at least one #EXT line), and remember its kind.
         var readPlaylist = false
+        /// Sniff its first bytes: an HLS playlist or a file (`Stored.kind`).
+        var sniff = false
     }
 
     let url: UpstreamURL
@@ -113,7 +119,14 @@ package final class HomeFetch {
                 home.coordinators.of(r).learned(p.kind)
             }
             if options.pin && (playlist != nil || !options.readPlaylist) { home.store.setPinned(r, true) }
-            return .stored(Stored(status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count, playlist: playlist))
+            var stored = Stored(status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count, playlist: playlist)
+            stored.acceptsRanges = !home.coordinators.of(r).originIgnoresRange
+            if options.sniff {
+                let n = min(64, r.confirmed.contiguousLength(from: 0))
+                let prefix = n > 0 ? home.store.read(r, 0..<n) ?? [] : []
+                stored.kind = DownloadKind.sniff(prefix: prefix, contentType: r.meta.contentType)
+            }
+            return .stored(stored)
         }
     }
 }

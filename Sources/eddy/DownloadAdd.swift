@@ -7,11 +7,13 @@ import Glibc
 
 /// `eddy download add URL ...`: starts a download; `--wait` follows it to the end.
 struct DownloadAdd: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "add", abstract: "Start downloading an HLS asset.")
+    static let configuration = CommandConfiguration(commandName: "add", abstract: "Start downloading an HLS asset or any file.")
 
     @OptionGroup var options: AdminOptions
-    @Argument(help: "The asset's multivariant (or media) playlist: an origin URL eddy may fetch, or an eddy URL.")
-    var url: String
+    @Argument(help: "An HLS asset's multivariant (or media) playlist, or any file: an origin URL eddy may fetch, or an eddy URL.")
+    var url: String?
+    @Option(help: "Read downloads from this file (- for stdin): a URL per line, then that line's options; # starts a comment.")
+    var from: String?
     @Option(help: "Variant qualifier, e.g. 'videoRange == PQ && peakBitRate < 5000000' or 'height <= 720 lowest'.")
     var variant: String?
     @Option(name: .customLong("variant-index"), help: "Take variant N of the playlist.")
@@ -33,8 +35,14 @@ struct DownloadAdd: ParsableCommand {
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
-    func run() throws {
-        var spec = DownloadSpec(url: url, title: title, variant: variant, variantIndex: variantIndex,
+    func validate() throws {
+        guard (url == nil) != (from == nil) else { throw ValidationError("give a URL or --from FILE, not both") }
+        if from != nil && wait { throw ValidationError("--wait follows one download: not with --from") }
+    }
+
+    /// What this command asks for, as the API's JSON says it.
+    func spec() throws -> DownloadSpec {
+        var spec = DownloadSpec(url: url ?? "", title: title, variant: variant, variantIndex: variantIndex,
                                 audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
                                 priority: priority, expires: expires, duration: duration)
         if !aux.isEmpty {
@@ -50,7 +58,12 @@ struct DownloadAdd: ParsableCommand {
                 }
             }
         }
-        let body = try options.call("POST", "/api/downloads", json: JSONEncoder().encode(spec))
+        return spec
+    }
+
+    func run() throws {
+        if let from { return try DownloadAddList(path: from, options: options).run() }
+        let body = try options.call("POST", "/api/downloads", json: JSONEncoder().encode(spec()))
         let j = DownloadText.object(body)
         let id = j["id"] as? String ?? ""
         print(id)

@@ -165,7 +165,9 @@ def test_bad_input_is_400_and_creates_nothing(origins, asset, eddy):
         ({"url": origin_url(fo), "variant": "height <= "}, "position"),
         ({"url": origin_url(fo), "audio": ["xx"]}, "xx"),
         ({"url": origin_url(fo), "variant_index": 9}, "variant 9"),
-        ({"url": "http://127.0.0.1:%d/small.bin" % fo.port}, "not an HLS playlist"),
+        # Not a playlist: a file download, which has no variants (issue 31).
+        ({"url": "http://127.0.0.1:%d/small.bin" % fo.port, "variant_index": 1}, "only for HLS downloads"),
+        ({"url": "http://127.0.0.1:%d/gone.m3u8" % fo.port}, "404"),
         ({"url": "http://example.invalid/master.m3u8"}, "not allowed"),
         ({"title": "no url"}, "url"),
     ]

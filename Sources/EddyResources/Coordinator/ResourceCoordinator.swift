@@ -103,6 +103,10 @@ package final class ResourceCoordinator {
         tickets[t.id] = nil
     }
 
+    /// The origin answered a Range request for this resource with the whole body (see
+    /// `ResourceStateMachine.originIgnoresRange`): a download reads it once, sequentially.
+    package var originIgnoresRange: Bool { machine.originIgnoresRange }
+
     /// True while anything uses the resource: it is then never evicted as a whole.
     package var isInUse: Bool { !tickets.isEmpty || !fills.isEmpty || revalidation != nil }
     /// True when some ticket is open: fills run to their end instead of stopping at a block.

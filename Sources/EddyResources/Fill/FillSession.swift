@@ -61,7 +61,9 @@ package final class FillSession {
     /// A prefetch discovery: once stored, the resource gets a prefetch ticket for the whole body.
     private(set) var isPrefetch = false
     /// A HEAD's discovery: the first block it asked for is stored even though no response reads
-    /// it, so the GET that follows a HEAD does not fetch those bytes again.
+    /// it, so the GET that follows a HEAD does not fetch those bytes again. A download's discovery
+    /// too: the download wants what it asked for, and when the origin ignores the range it wants
+    /// the whole body, which stopping at a block would make the origin send again from byte 0.
     private(set) var keepsSpan = false
     /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
     var paused = false
@@ -112,7 +114,8 @@ package final class FillSession {
         switch purpose {
         case let .playback(keepsSpan)?: self.keepsSpan = keepsSpan
         case .prefetch?: isPrefetch = true
-        case .download?, nil: break
+        case .download?: keepsSpan = true
+        case nil: break
         }
         if let waiter {
             owner = waiter

@@ -1,0 +1,86 @@
+import EddyCache
+import EddyCore
+import EddyLoop
+import EddyResources
+
+/// File downloads (`DownloadKind.file`): any URL that is not an HLS playlist, brought into the
+/// cache whole as parallel block-aligned ranges through the resource's coordinator (players
+/// share its fills, as they share an HLS download's segments), pinned, only the holes fetched.
+extension DownloadEngine {
+    /// HLS or file. A URL whose path names a playlist is read as one (the selection is checked);
+    /// any other is probed: its first block is fetched into the cache (where the download will
+    /// use it) and sniffed (`DownloadKind.sniff`).
+    func classify(_ spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool,
+                  done: @escaping (Result<DownloadKind, DownloadInputError>) -> Void) {
+        let hls: () -> Void = { [weak self] in
+            self?.checkSelection(spec, url: url, checkAddress: checkAddress) { error in
+                if let error { done(.failure(error)) } else { done(.success(.hls)) }
+            }
+        }
+        if DownloadKind.namesPlaylist(url.pathAndQuery) { return hls() }
+        var probe: HomeFetch?
+        probe = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
+                          options: HomeFetch.Options(sniff: true)) { outcome in
+            probe = nil // held by this closure until it has run
+            switch outcome {
+            case let .failed(reason, status, retryAfter):
+                done(.failure(DownloadEngine.inputError(url, reason, status: status, retryAfter: retryAfter)))
+            case let .stored(s) where s.kind == .hls:
+                hls()
+            case .stored:
+                if let e = spec.fileOptionsError { return done(.failure(e)) }
+                done(.success(.file))
+            }
+        }
+        probe?.start()
+    }
+
+    /// The error a failed fetch of a download's URL answers: a 4xx says the URL is wrong (400);
+    /// a 5xx, a 429 or no answer says the origin failed, not the input (502).
+    static func inputError(_ url: UpstreamURL, _ reason: String, status: Int?, retryAfter: Double?) -> DownloadInputError {
+        let originFailed = status.map { $0 >= 500 || $0 == 429 } ?? true
+        return DownloadInputError("\(url.pathAndQuery): \(reason)", status: originFailed ? 502 : 400, retryAfter: retryAfter)
+    }
+
+    /// Builds a file job's plan: its length and whether the origin takes ranges, from a probe of
+    /// the first block (answered at once from the cache when held); with `fetch` false (a job
+    /// restored paused, completed or failed), from what the cache holds alone.
+    func buildFilePlan(_ job: DownloadJob, fetch: Bool) {
+        guard fetch else {
+            return homes.ask(onHomeOf: job.url.description, { h in
+                h.store.lookup(job.url.description, now: h.loop.wallClock())?.meta.length
+            }, then: { [weak self, weak job] length in
+                guard let self, let job, let length else { return }
+                planFile(job, length: length, acceptsRanges: true, fetch: false)
+            })
+        }
+        var probe: HomeFetch?
+        probe = HomeFetch(homes: homes, url: job.url, checkAddress: job.checkAddress, range: 0..<CacheStore.blockSize,
+                          options: HomeFetch.Options(pin: true)) { [weak self, weak job] outcome in
+            defer { probe = nil }
+            guard let self, let job else { return }
+            job.resolving.removeAll { $0 === probe }
+            guard planWanted(job, fetch: true) else { return }
+            switch outcome {
+            case let .failed(reason, _, retryAfter):
+                planFailed(job, "\(job.url.pathAndQuery): \(reason)", retryAfter: retryAfter)
+            case let .stored(s):
+                job.planFailures = 0
+                planFile(job, length: s.length, acceptsRanges: s.acceptsRanges, fetch: true)
+            }
+        }
+        if let probe { job.resolving.append(probe) }
+        probe?.start()
+    }
+
+    private func planFile(_ job: DownloadJob, length: Int?, acceptsRanges: Bool, fetch: Bool) {
+        guard planWanted(job, fetch: fetch) else { return }
+        let plan = DownloadPlan.file(url: job.url, length: length, acceptsRanges: acceptsRanges, concurrency: settings.concurrency)
+        job.planGeneration += 1
+        let generation = job.planGeneration
+        storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
+            guard let self, job.planGeneration == generation, planWanted(job, fetch: fetch) else { return }
+            adoptPlan(job, plan, master: nil, stored: stored, fetch: fetch)
+        }
+    }
+}

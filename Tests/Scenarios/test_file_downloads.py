@@ -1,0 +1,173 @@
+"""File downloads (issue 31, item 1): any URL that is not an HLS playlist downloads as one file,
+in parallel block-aligned ranges through the resource's coordinator, pinned, only the holes
+fetched, resumed after kill -9, played offline at its usual URL and exported. Each test has its
+own fault origin (per-path byte counters) and eddy; the media is made by ffmpeg."""
+import os, signal, subprocess
+import pytest
+from conftest import EDDY, Eddy, FaultOrigin, ff, sha, wait_for
+from test_downloads import api, wait_done
+
+BLOCK = 256 << 10
+
+
+@pytest.fixture(scope="module")
+def movie(tmp_path_factory):
+    """A real MP4 of about 64 MiB (noise keeps mpeg4 from compressing it), made once."""
+    path = str(tmp_path_factory.mktemp("media") / "movie.mp4")
+    r = ff("-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25,noise=alls=60:allf=t+u", "-t", "11",
+           "-c:v", "mpeg4", "-q:v", "2", "-movflags", "+faststart", path)
+    assert r.returncode == 0, r.stderr
+    assert os.path.getsize(path) > 48 << 20
+    return path
+
+
+@pytest.fixture
+def setup(origins, tmp_path, movie):
+    """A factory: (eddy, fault origin, the movie's bytes) with the movie at /f/movie.mp4."""
+    made = []
+
+    def make(*extra, origin_args=()):
+        fo = FaultOrigin(str(tmp_path), args=origin_args)
+        os.link(movie, os.path.join(fo.www, "movie.mp4"))
+        e = Eddy(str(tmp_path), origins[0], fo, extra)
+        made.append((e, fo))
+        return e, fo, open(movie, "rb").read()
+    yield make
+    for e, fo in made:
+        e.stop()
+        fo.stop()
+
+
+def origin_bytes(fo, path="/movie.mp4"):
+    return fo.stats()["paths"].get(path, {}).get("bytes", 0)
+
+
+def add(e, url="/f/movie.mp4", **spec):
+    status, j = api(e, "POST", "/api/downloads", dict(spec, url=url))
+    assert status == 201, j
+    return j
+
+
+def test_half_cached_movie_fetches_only_the_holes_is_pinned_and_plays_offline(setup):
+    e, fo, data = setup()
+    size = len(data)
+    # A player read the first quarter and the third one (block-aligned ranges) before.
+    quarter = size // 4 // BLOCK * BLOCK
+    for start in (0, 2 * quarter):
+        r = e.get("/f/movie.mp4", headers={"Range": "bytes=%d-%d" % (start, start + quarter - 1)})
+        assert r.status == 206 and r.body == data[start:start + quarter]
+    before = origin_bytes(fo)
+    assert before >= 2 * quarter
+    j = add(e)
+    assert j["kind"] == "file", j
+    j = wait_done(e, j["id"], timeout=120)
+    # Every byte came from the origin once: the download fetched only what the player had not.
+    assert origin_bytes(fo) == size, (origin_bytes(fo), size, before)
+    assert j["bytes_done"] == j["bytes_expected"] == size and j["bytes_exact"] is True, j
+    assert j["file"] == {"length": size, "ranges": [[0, size]]}, j["file"]
+    assert j["playable_offline"] is True and j["pinned_bytes"] == size, j
+    assert e.metrics()["eddy_cache_pinned_bytes"] >= size
+    # Parallel: the job's log shows ranged requests, more than one of them.
+    log = api(e, "GET", "/api/downloads/%s/log" % j["id"])[1]
+    ranges = [x for x in log["events"] if x.get("kind") == "file" and x.get("event") == "request"]
+    assert len(ranges) > 1, log
+    # The origin gone (refused): the movie plays at its usual URL from disk, byte-exact, with ranges.
+    fo.stop()
+    r = e.get("/f/movie.mp4")
+    assert r.status == 200 and sha(r.body) == sha(data)
+    r = e.get("/f/movie.mp4", headers={"Range": "bytes=1000-1999"})
+    assert r.status == 206 and r.body == data[1000:2000]
+    p = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                        "http://127.0.0.1:%d/f/movie.mp4" % e.port], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and abs(float(p.stdout) - 11) < 0.5, (p.stdout, p.stderr)
+    # And at its offline URL, which never touches the network.
+    assert j["offline_url"].endswith("/movie.mp4"), j["offline_url"]
+    path = j["offline_url"].split(str(e.port), 1)[1]
+    r = e.get(path)
+    assert r.status == 200 and sha(r.body) == sha(data)
+
+
+def test_kill9_resumes_and_export_copies_the_file(setup, tmp_path):
+    e, fo, data = setup()
+    fo_rate = 1 << 20  # per response: socket buffers stay near empty, so bytes sent are bytes eddy saw
+    api(e, "GET", "/api/downloads")  # eddy is up
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?rate=%d" % (fo.port, fo_rate)], timeout=10).returncode == 0
+    j = add(e)
+    wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"] > len(data) // 4, 60, 0.1,
+             what="a quarter downloaded")
+    e.stop(sig=signal.SIGKILL)
+    e.start()
+    wait_done(e, j["id"], timeout=120)
+    # Resumed at byte level: what came twice is at most the blocks in flight at the kill and what
+    # the last half-second's index commit had not made durable yet (8 MiB/s here: 4 MiB).
+    assert origin_bytes(fo) <= len(data) + 8 * BLOCK + (6 << 20), (origin_bytes(fo), len(data))
+    out = str(tmp_path / "export")
+    r = subprocess.run([EDDY, "download", "export", j["id"], out, "--admin", "127.0.0.1:%d" % e.admin],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert sha(open(os.path.join(out, "movie.mp4"), "rb").read()) == sha(data)
+
+
+def test_an_origin_ignoring_ranges_is_read_once(setup):
+    e, fo, data = setup()
+    j = wait_done(e, add(e, url="/f/movie.mp4?ignore_range=1")["id"], timeout=120)
+    assert j["bytes_done"] == len(data), j
+    # The probe's request and the whole body once: no parallel range fetches each sending it all.
+    assert origin_bytes(fo) <= len(data) + BLOCK, (origin_bytes(fo), len(data))
+    r = e.get("/f/movie.mp4?ignore_range=1")
+    assert r.status == 200 and sha(r.body) == sha(data)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_flaky_origin_still_gives_the_exact_file(setup, seed):
+    e, fo, data = setup()
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?flaky=0.3&seed=%d" % (fo.port, seed)], timeout=10).returncode == 0
+    j = wait_done(e, add(e)["id"], timeout=180)
+    assert j["bytes_done"] == len(data) and j["file"]["ranges"] == [[0, len(data)]], j
+    r = e.get("/f/movie.mp4")
+    assert r.status == 200 and sha(r.body) == sha(data)
+
+
+def test_hls_options_on_a_file_are_refused_and_create_nothing(setup):
+    e, fo, data = setup()
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/movie.mp4", "variant_index": 1, "audio": ["en"]})
+    assert status == 400 and "variant_index, audio: only for HLS downloads" in j["error"], j
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/missing.mp4"})
+    assert status == 400 and "404" in j["error"], j
+    assert api(e, "GET", "/api/downloads")[1] == []
+
+
+def test_a_list_with_bad_lines_downloads_the_rest_and_names_the_bad_ones(setup, tmp_path):
+    e, fo, data = setup()
+    small = os.urandom(300 << 10)
+    open(os.path.join(fo.www, "small one.bin"), "wb").write(small)
+    listing = tmp_path / "films.txt"
+    listing.write_text(
+        "# tonight\n"
+        "/f/movie.mp4 --title 'The movie'   # the big one\n"
+        "/f/movie.mp4 --bogus 1\n"
+        "\n"
+        "/f/missing.mp4\n"
+        '"/f/small%20one.bin" --priority important\n'
+        "/f/movie.mp4 --title \"unclosed\n")
+    r = subprocess.run([EDDY, "download", "add", "--from", str(listing), "--admin", "127.0.0.1:%d" % e.admin],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    ids = [l.split()[0] for l in r.stdout.splitlines()]
+    assert len(ids) == 2, r.stdout
+    bad = sorted(int(l.split(":")[2]) for l in r.stderr.splitlines())
+    assert bad == [3, 5, 7], r.stderr
+    assert "--bogus" in r.stderr and "404" in r.stderr and "quote" in r.stderr, r.stderr
+    jobs = {j["id"]: j for j in api(e, "GET", "/api/downloads")[1]}
+    assert set(jobs) == set(ids)
+    assert sorted((j["title"] or "", j["priority"]) for j in jobs.values()) == [("", "important"), ("The movie", "normal")]
+    for i in ids:
+        wait_done(e, i, timeout=120)
+    assert sha(e.get("/f/small%20one.bin").body) == sha(small)
+    # The API takes the same as a JSON list: each item its own outcome, in order.
+    status, out = api(e, "POST", "/api/downloads", [{"url": "/f/small%20one.bin"}, 42, {"title": "no url"},
+                                                     {"url": "/f/missing.mp4"}])
+    assert status == 200, out
+    assert [x["status"] for x in out] == [201, 400, 400, 400], out
+    assert "id" in out[0] and "missing" in out[2]["error"] and "404" in out[3]["error"], out
+    assert len(api(e, "GET", "/api/downloads")[1]) == 3

@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
         .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
-        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyCore"]),
+        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyDownloads", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
     ],
     swiftLanguageModes: [.v5]

@@ -76,7 +76,7 @@ function renderDownloads(list) {
   const box = document.getElementById("downloads");
   if (!list.length) return box.replaceChildren(el("p", { class: "empty" }, "No downloads."));
   box.replaceChildren(...list.map((d) => {
-    const active = ["running", "queued", "waiting-for-origin", "waiting-for-space"].includes(d.state);
+    const active = ["running", "queued", "scheduled", "waiting-for-origin", "waiting-for-space"].includes(d.state);
     const grid = el("div", { class: "renditions" });
     for (const r of d.renditions) {
       const label = [r.type, r.language, r.name].filter(Boolean).join(" ");

@@ -172,7 +172,7 @@ function renderDownloads(list) {
   const box = document.getElementById("downloads");
   if (!list.length) return box.replaceChildren(el("p", { class: "empty" }, "No downloads."));
   box.replaceChildren(...list.map((d) => {
-    const active = ["running", "queued", "waiting-for-origin", "waiting-for-space"].includes(d.state);
+    const active = ["running", "queued", "scheduled", "waiting-for-origin", "waiting-for-space"].includes(d.state);
     const grid = el("div", { class: "renditions" });
     for (const r of d.renditions) {
       const label = [r.type, r.language, r.name].filter(Boolean).join(" ");
@@ -2533,6 +2533,17 @@ follow();
             "examples": [
               "2h"
             ]
+          },
+          "window": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^[ \\t]*([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?[ \\t]*-[ \\t]*([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?[ \\t]*$",
+            "description": "When it may run, in local time: HH:MM-HH:MM (or with :SS), crossing midnight if the end is before the start; not empty. Outside it the download is scheduled. Without it: download_window, else any time.",
+            "examples": [
+              "01:00-06:00"
+            ]
           }
         }
       },
@@ -2588,6 +2599,7 @@ follow();
         "type": "string",
         "enum": [
           "queued",
+          "scheduled",
           "running",
           "paused",
           "waiting-for-origin",
@@ -2781,7 +2793,9 @@ follow();
           "loaded_time_ranges",
           "playable_offline",
           "offline_url",
-          "renditions"
+          "renditions",
+          "window",
+          "next_start"
         ],
         "properties": {
           "id": {
@@ -2859,6 +2873,20 @@ follow();
               "normal",
               "important"
             ]
+          },
+          "window": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "When it may run, local time (its own window, else download_window); null: any time."
+          },
+          "next_start": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "Unix seconds when a scheduled download's window next opens; null otherwise."
           },
           "expires_at": {
             "type": [

@@ -25,6 +25,7 @@ extension DownloadEngine {
                             renditions: renditions,
                             reason: job.machine.reason, priority: job.policy.priority.rawValue, expiresAt: job.policy.expiresAt,
                             pinnedBytes: job.pinnedBytes, keys: job.plan?.keys,
+                            window: window(of: job)?.description, nextStart: nextStart(job),
                             recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))
     }
 }

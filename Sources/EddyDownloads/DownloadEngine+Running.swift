@@ -33,7 +33,7 @@ extension DownloadEngine {
             // What it still needed was reserved against the jobs waiting for space: measure them again.
             spaceFreed()
         }
-        if job.state.isTerminal || job.state == .paused || job.state == .queued { save(job) }
+        if job.state.isTerminal || job.state == .paused || job.state == .queued || job.state == .scheduled { save(job) }
     }
 
     func stopFetching(_ job: DownloadJob) {

@@ -21,9 +21,13 @@ package final class DownloadEngine {
         /// Seconds a running job may go without ending a fetch or confirming a byte before the
         /// watchdog restarts its fetches (`stall_timeout`, as for one upstream transfer).
         var stallTimeout = 30.0
+        /// When downloads without their own window run (`download_window`); nil: any time.
+        var window: DownloadWindow?
 
-        package init(concurrency: Int = 8, maxParallel: Int = 2, retries: Int = 10, stallTimeout: Double = 30.0) {
+        package init(concurrency: Int = 8, maxParallel: Int = 2, retries: Int = 10, stallTimeout: Double = 30.0,
+                     window: DownloadWindow? = nil) {
             (self.concurrency, self.maxParallel, self.retries, self.stallTimeout) = (concurrency, maxParallel, retries, stallTimeout)
+            self.window = window
         }
     }
 
@@ -33,6 +37,10 @@ package final class DownloadEngine {
     /// The routes as they are now (a reload replaces them).
     package var resolver: TargetResolver { routing.resolver }
     let settings: Settings
+    /// The config's `download_window` as now (a reload replaces it).
+    package var defaultWindow: DownloadWindow? {
+        didSet { schedule() }
+    }
     let logger: Logger
     /// The main loop, where the engine runs.
     package var loop: EventLoop { homes.all[0].loop }
@@ -63,6 +71,7 @@ package final class DownloadEngine {
         self.catalog = catalog
         self.routing = routing
         self.settings = settings
+        defaultWindow = settings.window
         self.database = database
         self.selfAuthority = selfAuthority
         self.logger = logger
@@ -71,6 +80,7 @@ package final class DownloadEngine {
             for j in jobs where j.state.holdsSlot { save(j) }
             watchForStalls()
             expireDue()
+            schedule() // windows open and close
         }
         saveTimer.schedule(after: 2)
         kick = LoopTimer(loop: loop) { [unowned self] in
@@ -162,6 +172,7 @@ package final class DownloadEngine {
         do {
             _ = try spec.policy(createdAt: createdAt)
             _ = try spec.recordingLimit()
+            _ = try spec.downloadWindow()
         } catch { return done(.failure(error)) }
         let url: UpstreamURL, checkAddress: Bool
         switch target(for: spec.url) {
@@ -179,6 +190,7 @@ package final class DownloadEngine {
                                   createdAt: createdAt, machine: DownloadJobStateMachine(retries: settings.retries),
                                   concurrency: settings.concurrency)
             jobs.append(job)
+            applyWindows() // outside its window it answers `scheduled`
             save(job)
             logger.info("download added", metadata: ["id": "\(job.id)", "url": "\(url)", "kind": "\(kind.rawValue)"])
             done(.success(job))
@@ -247,6 +259,7 @@ package final class DownloadEngine {
 
     /// Grants free parallel-download slots to queued jobs: important ones first, then oldest first.
     func schedule() {
+        applyWindows()
         var running = jobs.filter { $0.state.holdsSlot }.count
         let queued = jobs.filter { $0.state == .queued && $0.policy.priority == .important } + jobs.filter { $0.state == .queued && $0.policy.priority == .normal }
         for j in queued where running < settings.maxParallel {

@@ -29,11 +29,15 @@ package struct DownloadInfo: Encodable {
     var pinnedBytes: Int
     /// "none", "stored" or "drm, not downloadable" (see `DownloadPlan.keys`); nil before the plan.
     var keys: String?
+    /// Its download window (its own or the config's), and when a `scheduled` job next starts.
+    var window: String?
+    var nextStart: Int?
     /// A live or EVENT download's recording; nil for VOD.
     var recording: RecordingInfo?
 
     enum CodingKeys: String, CodingKey {
         case id, url, kind, file, title, state, failure, rate, renditions, reason, priority, keys, recording
+        case window, nextStart = "next_start"
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline", offlineURL = "offline_url"
@@ -50,6 +54,8 @@ package struct DownloadInfo: Encodable {
         try c.encode(failure, forKey: .failure)
         try c.encode(reason, forKey: .reason)
         try c.encode(priority, forKey: .priority)
+        try c.encode(window, forKey: .window)
+        try c.encode(nextStart, forKey: .nextStart)
         try c.encode(expiresAt, forKey: .expiresAt)
         try c.encode(pinnedBytes, forKey: .pinnedBytes)
         try c.encode(keys, forKey: .keys)

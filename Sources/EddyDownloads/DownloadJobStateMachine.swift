@@ -46,7 +46,7 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
 
     public mutating func pause() -> Action {
         switch state {
-        case .queued, .waitingForSpace:
+        case .queued, .waitingForSpace, .scheduled:
             state = .paused
             reason = nil
             return .none
@@ -173,6 +173,25 @@ public struct DownloadJobStateMachine: Equatable, Sendable {
         holdUntil = nil
         reason = nil
         return wasFetching ? .stopFetching : .none
+    }
+
+    /// The job's download window is closed (or not open yet): a queued job waits in `scheduled`
+    /// without a slot; a running one stops its requests cleanly (every confirmed block is kept)
+    /// and waits too. Paused, failed and finished jobs are left as they are.
+    public mutating func windowClosed() -> Action {
+        guard state == .queued || state.holdsSlot else { return .none }
+        let wasFetching = state.holdsSlot
+        state = .scheduled
+        retryAt = nil
+        holdUntil = nil
+        return wasFetching ? .stopFetching : .none
+    }
+
+    /// The window opened: a scheduled job queues for a slot.
+    public mutating func windowOpened() -> Action {
+        guard state == .scheduled else { return .none }
+        state = .queued
+        return .none
     }
 
     /// Every selected segment is stored.

@@ -19,6 +19,9 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     /// For a live or EVENT playlist: the media time to record (`20s`, `30m`, `2h`, or seconds);
     /// without it, the recording runs until the origin ends it (EXT-X-ENDLIST).
     public var duration: String?
+    /// When it may run, in local time (`01:00-06:00`, crossing midnight if need be); without it,
+    /// the config's `download_window`, else any time. See `DownloadWindow`.
+    public var window: String?
 
     /// One auxiliary configuration.
     public struct Auxiliary: Codable, Equatable, Sendable {
@@ -41,14 +44,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration
+        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration, window
         case variantIndex = "variant_index"
     }
 
     public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
                 audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil,
-                priority: String? = nil, expires: String? = nil, duration: String? = nil) {
+                priority: String? = nil, expires: String? = nil, duration: String? = nil, window: String? = nil) {
         self.duration = duration
+        self.window = window
         self.priority = priority
         self.expires = expires
         self.url = url
@@ -63,6 +67,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     /// The keeping policy of a job created at `createdAt`.
     public func policy(createdAt: Int) throws(DownloadInputError) -> DownloadPolicy {
         try DownloadPolicy.parse(priority: priority, expires: expires, createdAt: createdAt)
+    }
+
+    /// The window asked for, checked: nil when none was.
+    public func downloadWindow() throws(DownloadInputError) -> DownloadWindow? {
+        guard let window else { return nil }
+        guard let w = DownloadWindow.parse(window) else {
+            throw DownloadInputError("window: '\(window)' is not a window of local time like 01:00-06:00")
+        }
+        return w
     }
 
     /// Seconds of media a live recording keeps; nil: until the origin ends the presentation.

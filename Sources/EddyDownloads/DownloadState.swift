@@ -2,6 +2,9 @@
 public enum DownloadState: String, Codable, Sendable, CaseIterable {
     /// Waiting for one of `max_parallel_downloads` slots.
     case queued
+    /// Outside its download window (`--window`, `download_window`): it waits for the window's
+    /// next start (`next_start`) without a slot.
+    case scheduled
     case running
     /// Stopped by the user; resumes only when asked.
     case paused

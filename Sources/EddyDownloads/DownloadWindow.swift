@@ -23,7 +23,7 @@ public struct DownloadWindow: Equatable, Sendable, CustomStringConvertible {
 
     private static func clock(_ text: Substring) -> Int? {
         let f = text.trimmingOWS().split(separator: ":", omittingEmptySubsequences: false)
-        guard f.count == 2 || f.count == 3, f.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }),
+        guard f.count == 2 || f.count == 3, f.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let h = Int(f[0]), let m = Int(f[1]), let s = f.count == 3 ? Int(f[2]) : 0,
               (0..<24).contains(h), (0..<60).contains(m), (0..<60).contains(s) else { return nil }
         return h * 3600 + m * 60 + s

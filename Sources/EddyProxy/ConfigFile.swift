@@ -1,4 +1,5 @@
 import EddyCore
+import EddyDownloads
 import Foundation
 import Yams
 
@@ -85,6 +86,12 @@ public enum ConfigFile {
             case "download_concurrency": c.downloadConcurrency = try positive(value, key)
             case "max_parallel_downloads": c.maxParallelDownloads = try positive(value, key)
             case "download_retries": c.downloadRetries = try positive(value, key)
+            case "download_window":
+                let text = try string(value, key)
+                guard text.isEmpty || DownloadWindow.parse(text) != nil else {
+                    throw ConfigError(description: "download_window: expected a window of local time like 01:00-06:00 (or \"\" for any time)")
+                }
+                c.downloadWindow = DownloadWindow.parse(text)
             case "early_hints":
                 guard let b = value as? Bool else { throw ConfigError(description: "early_hints: expected true or false") }
                 c.earlyHints = b

@@ -7,7 +7,8 @@ import Glibc
 /// SIGHUP: the configuration is read again and what can change in a running eddy is applied on
 /// the loop thread, between two events: origins and allowed hosts (the routing every fetch and
 /// the upstream gate use), freshness and TTLs, client limits, `max_size`, the log level,
-/// forwarded headers and trusted proxies, `max_variants`, `prefetch_segments` and `cache_keys`.
+/// forwarded headers and trusted proxies, `max_variants`, `prefetch_segments`, `cache_keys` and
+/// `download_window`.
 /// Connections stay open, responses in flight go on with what they resolved, and the cache is
 /// kept. A configuration that does not parse or validate is refused whole, and the running one
 /// stays. Listen and admin addresses, the cache directory, the token, the logs, the memory tier,
@@ -64,6 +65,7 @@ extension Proxy {
         for name in restartOnly {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }
+        downloads?.engine.defaultWindow = new.downloadWindow
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
         let gate = routing.resolver.gate
         let settings = new.homeSettings(loops: homes.count)

@@ -1,4 +1,5 @@
 import EddyCore
+import EddyDownloads
 import EddyLoop
 import EddyResources
 
@@ -66,6 +67,8 @@ public struct ProxyConfig: Sendable {
     public var downloadConcurrency = 8
     public var maxParallelDownloads = 2
     public var downloadRetries = 10
+    /// When downloads without their own `--window` run (`download_window`, local time); nil: any time.
+    public var downloadWindow: DownloadWindow?
     /// Seconds a request for a download's stored copy waits on an origin that does not answer
     /// before it is answered from disk (`offline_wait`); the origin is then marked unreachable.
     public var offlineWait = 1.5

@@ -32,6 +32,8 @@ struct DownloadAdd: ParsableCommand {
     var expires: String?
     @Option(help: "For a live or EVENT stream: the media time to record, like 20s, 30m, 2h (default: until the stream ends).")
     var duration: String?
+    @Option(help: "When it may run, in local time, like 01:00-06:00 (it may cross midnight; default: download_window).")
+    var window: String?
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
@@ -44,7 +46,7 @@ struct DownloadAdd: ParsableCommand {
     func spec() throws -> DownloadSpec {
         var spec = DownloadSpec(url: url ?? "", title: title, variant: variant, variantIndex: variantIndex,
                                 audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
-                                priority: priority, expires: expires, duration: duration)
+                                priority: priority, expires: expires, duration: duration, window: window)
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {

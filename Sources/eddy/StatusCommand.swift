@@ -33,7 +33,7 @@ extension Eddy {
                 for f in fills.prefix(10) {
                     print("         \(DownloadText.size(f["bytes"] as? Int ?? 0)) at \(DownloadText.size(Int(f["rate"] as? Double ?? 0)))/s  \(f["url"] as? String ?? "")")
                 }
-                let active = downloads.filter { ["running", "queued", "waiting-for-origin", "waiting-for-space"].contains($0["state"] as? String ?? "") }
+                let active = downloads.filter { ["running", "queued", "scheduled", "waiting-for-origin", "waiting-for-space"].contains($0["state"] as? String ?? "") }
                 print("downloads \(downloads.count) (\(active.count) active)")
                 for d in active.prefix(10) { print("         " + DownloadText.line(d)) }
             }

@@ -1,4 +1,5 @@
 import EddyCore
+import EddyDownloads
 import EddyProxy
 import Foundation
 import XCTest
@@ -39,6 +40,17 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(try apply("workers: 3\n").workers, 3)
         XCTAssertEqual(try apply("workers: auto\n", to: try apply("workers: 3\n")).workers, 0)
         assertConfigError("workers: many\n", mentions: "workers")
+    }
+
+    // MARK: download_window (issue 31)
+
+    func test_downloadWindow_parsesCrossesMidnightAndEmptyMeansAnyTime() throws {
+        XCTAssertNil(ProxyConfig().downloadWindow)
+        let c = try apply("download_window: \"22:00-06:00\"\n")
+        XCTAssertEqual(c.downloadWindow?.description, "22:00-06:00")
+        XCTAssertNil(try apply("download_window: \"\"\n", to: c).downloadWindow)
+        assertConfigError("download_window: tonight\n", mentions: "download_window")
+        assertConfigError("download_window: \"01:00-01:00\"\n", mentions: "download_window")
     }
 
     // MARK: apply: empty and structure

@@ -2,7 +2,7 @@
 in parallel block-aligned ranges through the resource's coordinator, pinned, only the holes
 fetched, resumed after kill -9, played offline at its usual URL and exported. Each test has its
 own fault origin (per-path byte counters) and eddy; the media is made by ffmpeg."""
-import os, signal, subprocess
+import os, signal, subprocess, time
 import pytest
 from conftest import EDDY, Eddy, FaultOrigin, ff, sha, wait_for
 from test_downloads import api, wait_done
@@ -171,3 +171,43 @@ def test_a_list_with_bad_lines_downloads_the_rest_and_names_the_bad_ones(setup, 
     assert [x["status"] for x in out] == [201, 400, 400, 400], out
     assert "id" in out[0] and "missing" in out[2]["error"] and "404" in out[3]["error"], out
     assert len(api(e, "GET", "/api/downloads")[1]) == 3
+
+
+def clock(t):
+    """Local HH:MM:SS of epoch second t (eddy runs in this process's time zone)."""
+    return time.strftime("%H:%M:%S", time.localtime(t))
+
+
+def test_a_window_schedules_runs_then_stops_a_download_and_never_holds_a_player_back(setup):
+    e, fo, data = setup()
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?rate=%d" % (fo.port, 512 << 10)], timeout=10).returncode == 0
+    opens = int(time.time()) + 3
+    status, j = api(e, "POST", "/api/downloads", {"url": "/f/movie.mp4", "window": "%s-%s" % (clock(opens), clock(opens + 4))})
+    assert status == 201, j
+    assert j["state"] == "scheduled" and abs(j["next_start"] - opens) <= 1, (j, opens)
+    assert j["window"] == "%s-%s" % (clock(opens), clock(opens + 4))
+    assert origin_bytes(fo) <= BLOCK  # the probe alone
+    get = lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]
+    wait_for(lambda: get()["state"] == "running" and get()["bytes_done"] > 0, 10, 0.1, what="the window to open")
+    closed = wait_for(lambda: (lambda x: x["state"] == "scheduled" and x)(get()), 15, 0.1, what="the window to close")
+    assert 0 < closed["bytes_done"] < len(data), closed
+    assert abs(closed["next_start"] - (opens + 86400)) <= 1, closed  # tomorrow's window
+    # Stopped cleanly: the origin sends nothing more.
+    time.sleep(1)
+    sent = origin_bytes(fo)
+    time.sleep(1.5)
+    assert origin_bytes(fo) == sent
+    log = api(e, "GET", "/api/downloads/%s/log" % j["id"])[1]["events"]
+    assert [x["event"] for x in log if x["event"].startswith("window")] == ["window-closed", "window-open", "window-closed"], log
+    # A player is never held back by a window: the whole movie, the missing part from the origin once.
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?rate=0" % fo.port], timeout=10).returncode == 0
+    r = e.get("/f/movie.mp4")
+    assert r.status == 200 and sha(r.body) == sha(data)
+    # Twice at most: each stopped fetch's unconfirmed part of a block (bytes are confirmed by the
+    # block), and what was in flight in the socket when it stopped.
+    assert origin_bytes(fo) <= len(data) + 8 * 2 * BLOCK, (origin_bytes(fo), len(data))
+    # Pause and resume keep the window: it goes back to waiting for it.
+    assert api(e, "POST", "/api/downloads/%s/pause" % j["id"])[1]["state"] == "paused"
+    assert api(e, "POST", "/api/downloads/%s/resume" % j["id"])[1]["state"] == "scheduled"
+    status, bad = api(e, "POST", "/api/downloads", {"url": "/f/movie.mp4", "window": "25:00-06:00"})
+    assert status == 400 and "window" in bad["error"], bad

@@ -122,16 +122,22 @@ package final class DownloadAPI {
         }
     }
 
-    /// `{"audio": [...], "subtitles": [...]}`: renditions to add.
+    /// `{"audio": [...], "subtitles": [...], "rate": "2M"}`: renditions to add, and the job's own
+    /// rate (`"0"` lifts it), changed live.
     private func extend(_ request: ServerRequest, _ job: DownloadJob) {
-        struct Body: Decodable { var audio: [String]?; var subtitles: [String]? }
+        struct Body: Decodable { var audio: [String]?; var subtitles: [String]?; var rate: String? }
         let body: Body
         do { body = try JSONDecoder().decode(Body.self, from: Data(request.body())) } catch {
-            return self.error(request, 400, "the body must be JSON like {\"audio\": [\"de\"], \"subtitles\": [\"fr\"]}: \(DownloadAPI.brief(error))")
+            return self.error(request, 400, "the body must be JSON like {\"audio\": [\"de\"], \"subtitles\": [\"fr\"], \"rate\": \"2M\"}: \(DownloadAPI.brief(error))")
         }
-        guard !(body.audio ?? []).isEmpty || !(body.subtitles ?? []).isEmpty else {
-            return self.error(request, 400, "nothing to add: give \"audio\" or \"subtitles\"")
+        let renditions = !(body.audio ?? []).isEmpty || !(body.subtitles ?? []).isEmpty
+        guard renditions || body.rate != nil else {
+            return self.error(request, 400, "nothing to change: give \"audio\", \"subtitles\" or \"rate\"")
         }
+        if let rate = body.rate {
+            do { try engine.setRate(job, rate) } catch { return self.error(request, error.status, error.description) }
+        }
+        guard renditions else { return send(request, 200, engine.info(job)) }
         engine.extend(job, audio: body.audio, subtitles: body.subtitles) { [weak self] result in
             guard let self else { return }
             switch result {

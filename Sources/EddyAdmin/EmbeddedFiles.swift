@@ -1217,7 +1217,7 @@ follow();
       },
       "patch": {
         "operationId": "extendDownload",
-        "summary": "Add audio or subtitle renditions.",
+        "summary": "Add audio or subtitle renditions, or change the download's own rate.",
         "tags": [
           "downloads"
         ],
@@ -1243,7 +1243,7 @@ follow();
             }
           },
           "400": {
-            "description": "A body that is not a DownloadPatch, or a selection that matches nothing.",
+            "description": "A body that is not a DownloadPatch, a selection that matches nothing, or a rate that does not parse.",
             "content": {
               "application/json": {
                 "schema": {
@@ -2544,12 +2544,23 @@ follow();
             "examples": [
               "01:00-06:00"
             ]
+          },
+          "rate": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "pattern": "^[ \\t]*0*[1-9][0-9]{0,8}([KkMmGg]([iI]?[bB])?)?[ \\t]*$",
+            "description": "The most bytes a second this download may fetch (K = 1024: 2M, 500K, or bytes), besides download_rate_limit. Players are never capped.",
+            "examples": [
+              "2M"
+            ]
           }
         }
       },
       "DownloadPatch": {
         "type": "object",
-        "description": "Renditions to add to the primary selection, as `audio` and `subtitles` of POST /api/downloads; at least one, in audio or subtitles. Each must match a rendition of the asset (400 otherwise).",
+        "description": "Renditions to add to the primary selection, as `audio` and `subtitles` of POST /api/downloads, and the download's own rate, changed live. At least one of audio, subtitles (non-empty) or rate. Each rendition must match one of the asset (400 otherwise).",
         "properties": {
           "audio": {
             "type": [
@@ -2568,6 +2579,14 @@ follow();
             "items": {
               "$ref": "#/components/schemas/MediaSelection"
             }
+          },
+          "rate": {
+            "type": "string",
+            "pattern": "^[ \\t]*(0*|0*[1-9][0-9]{0,8}([KkMmGg]([iI]?[bB])?)?)[ \\t]*$",
+            "description": "The most bytes a second this download may fetch (K = 1024: 2M, 500K, or bytes), besides download_rate_limit; \"0\" or \"\" lifts it. Players are never capped.",
+            "examples": [
+              "2M"
+            ]
           }
         },
         "anyOf": [
@@ -2592,6 +2611,11 @@ follow();
                 "minItems": 1
               }
             }
+          },
+          {
+            "required": [
+              "rate"
+            ]
           }
         ]
       },
@@ -2795,7 +2819,8 @@ follow();
           "offline_url",
           "renditions",
           "window",
-          "next_start"
+          "next_start",
+          "rate_limit"
         ],
         "properties": {
           "id": {
@@ -2887,6 +2912,14 @@ follow();
               "null"
             ],
             "description": "Unix seconds when a scheduled download's window next opens; null otherwise."
+          },
+          "rate_limit": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "description": "Its own rate limit in bytes a second (rate); null: none of its own."
           },
           "expires_at": {
             "type": [

@@ -56,7 +56,7 @@ extension DownloadEngine {
         }
         var probe: HomeFetch?
         probe = HomeFetch(homes: homes, url: job.url, checkAddress: job.checkAddress, range: 0..<CacheStore.blockSize,
-                          options: HomeFetch.Options(pin: true)) { [weak self, weak job] outcome in
+                          options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) { [weak self, weak job] outcome in
             defer { probe = nil }
             guard let self, let job else { return }
             job.resolving.removeAll { $0 === probe }

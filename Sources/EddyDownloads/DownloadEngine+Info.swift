@@ -26,6 +26,7 @@ extension DownloadEngine {
                             reason: job.machine.reason, priority: job.policy.priority.rawValue, expiresAt: job.policy.expiresAt,
                             pinnedBytes: job.pinnedBytes, keys: job.plan?.keys,
                             window: window(of: job)?.description, nextStart: nextStart(job),
+                            rateLimit: job.rateLimiter.rate > 0 ? job.rateLimiter.rate : nil,
                             recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))
     }
 }

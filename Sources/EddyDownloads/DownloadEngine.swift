@@ -23,11 +23,13 @@ package final class DownloadEngine {
         var stallTimeout = 30.0
         /// When downloads without their own window run (`download_window`); nil: any time.
         var window: DownloadWindow?
+        /// Bytes a second for all downloads together (`download_rate_limit`); 0: no limit.
+        var rateLimit = 0
 
         package init(concurrency: Int = 8, maxParallel: Int = 2, retries: Int = 10, stallTimeout: Double = 30.0,
-                     window: DownloadWindow? = nil) {
+                     window: DownloadWindow? = nil, rateLimit: Int = 0) {
             (self.concurrency, self.maxParallel, self.retries, self.stallTimeout) = (concurrency, maxParallel, retries, stallTimeout)
-            self.window = window
+            (self.window, self.rateLimit) = (window, rateLimit)
         }
     }
 
@@ -42,6 +44,8 @@ package final class DownloadEngine {
         didSet { schedule() }
     }
     let logger: Logger
+    /// `download_rate_limit`: held by every fetch of every job (see `limiters(of:)`).
+    let rateLimiter: RateLimiter
     /// The main loop, where the engine runs.
     package var loop: EventLoop { homes.all[0].loop }
     /// The main loop's cache stripe, for the whole cache's totals and limit (shared by the stripes).
@@ -72,6 +76,7 @@ package final class DownloadEngine {
         self.routing = routing
         self.settings = settings
         defaultWindow = settings.window
+        rateLimiter = RateLimiter(rate: settings.rateLimit)
         self.database = database
         self.selfAuthority = selfAuthority
         self.logger = logger
@@ -173,6 +178,7 @@ package final class DownloadEngine {
             _ = try spec.policy(createdAt: createdAt)
             _ = try spec.recordingLimit()
             _ = try spec.downloadWindow()
+            _ = try spec.rateLimit()
         } catch { return done(.failure(error)) }
         let url: UpstreamURL, checkAddress: Bool
         switch target(for: spec.url) {

@@ -32,12 +32,14 @@ package struct DownloadInfo: Encodable {
     /// Its download window (its own or the config's), and when a `scheduled` job next starts.
     var window: String?
     var nextStart: Int?
+    /// Its own rate limit in bytes a second (`--rate`); nil: none of its own.
+    var rateLimit: Int?
     /// A live or EVENT download's recording; nil for VOD.
     var recording: RecordingInfo?
 
     enum CodingKeys: String, CodingKey {
         case id, url, kind, file, title, state, failure, rate, renditions, reason, priority, keys, recording
-        case window, nextStart = "next_start"
+        case window, nextStart = "next_start", rateLimit = "rate_limit"
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline", offlineURL = "offline_url"
@@ -56,6 +58,7 @@ package struct DownloadInfo: Encodable {
         try c.encode(priority, forKey: .priority)
         try c.encode(window, forKey: .window)
         try c.encode(nextStart, forKey: .nextStart)
+        try c.encode(rateLimit, forKey: .rateLimit)
         try c.encode(expiresAt, forKey: .expiresAt)
         try c.encode(pinnedBytes, forKey: .pinnedBytes)
         try c.encode(keys, forKey: .keys)

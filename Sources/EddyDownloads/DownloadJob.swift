@@ -12,6 +12,9 @@ package final class DownloadJob {
     package var spec: DownloadSpec { didSet { policy = DownloadJob.policy(spec, createdAt) } }
     /// Priority and expiry, read from `spec` (validated when the job was created).
     package private(set) var policy: DownloadPolicy
+    /// Its own byte rate (`--rate`; no limit without one), held by every fetch it starts, so a
+    /// `PATCH` changes the fetches in flight too.
+    let rateLimiter: RateLimiter
     let url: UpstreamURL
     let checkAddress: Bool
     /// An HLS asset or one file (see `DownloadKind`).
@@ -90,6 +93,7 @@ package final class DownloadJob {
         self.machine = machine
         window = FetchWindow(limit: concurrency)
         policy = DownloadJob.policy(spec, createdAt)
+        rateLimiter = RateLimiter(rate: (try? spec.rateLimit()).flatMap { $0 } ?? 0)
     }
 
     private static func policy(_ spec: DownloadSpec, _ createdAt: Int) -> DownloadPolicy {

@@ -1,3 +1,4 @@
+import EddyCore
 import EddyHLS
 
 /// What `POST /api/downloads` asks for, as its JSON body says it (the field names are fixed:
@@ -22,6 +23,9 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     /// When it may run, in local time (`01:00-06:00`, crossing midnight if need be); without it,
     /// the config's `download_window`, else any time. See `DownloadWindow`.
     public var window: String?
+    /// The most bytes a second it may fetch (`2M`, `500K`, or bytes; K = 1024), besides the
+    /// config's `download_rate_limit` for all downloads; without it, no limit of its own.
+    public var rate: String?
 
     /// One auxiliary configuration.
     public struct Auxiliary: Codable, Equatable, Sendable {
@@ -44,13 +48,14 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration, window
+        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration, window, rate
         case variantIndex = "variant_index"
     }
 
     public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
                 audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil,
-                priority: String? = nil, expires: String? = nil, duration: String? = nil, window: String? = nil) {
+                priority: String? = nil, expires: String? = nil, duration: String? = nil, window: String? = nil, rate: String? = nil) {
+        self.rate = rate
         self.duration = duration
         self.window = window
         self.priority = priority
@@ -76,6 +81,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
             throw DownloadInputError("window: '\(window)' is not a window of local time like 01:00-06:00")
         }
         return w
+    }
+
+    /// The rate asked for in bytes a second, checked: nil when none was.
+    public func rateLimit() throws(DownloadInputError) -> Int? {
+        guard let rate else { return nil }
+        guard let n = ByteSize.parse(rate), n > 0 else {
+            throw DownloadInputError("rate: '\(rate)' is not a rate in bytes a second like 2M or 500K")
+        }
+        return n
     }
 
     /// Seconds of media a live recording keeps; nil: until the origin ends the presentation.

@@ -51,7 +51,7 @@ package final class HomeFetch {
     private var fetch: ResourceFetch?
 
     init(homes: ResourceHomes, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
-         revalidate: ((ResourceHome, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
+         limiters: [RateLimiter] = [], revalidate: ((ResourceHome, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.homes = homes
         self.url = url
         self.onDone = onDone
@@ -60,7 +60,7 @@ package final class HomeFetch {
         let home = home
         // Holds this fetch until it has run on the home (`start` drops it here first).
         starter = { [self] in
-            let f = ResourceFetch(coordinators: home.coordinators, url: url, checkAddress: checkAddress, range: range,
+            let f = ResourceFetch(coordinators: home.coordinators, url: url, checkAddress: checkAddress, range: range, limiters: limiters,
                                   revalidate: revalidate.map { check in { check(home, $0) } }) { [weak self] outcome in
                 let result = HomeFetch.settle(outcome, on: home, options: options)
                 if main.isCurrent { self?.report(result) } else { main.mailbox.post { self?.report(result) } }

@@ -26,6 +26,8 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
     /// Decides whether a stored whole copy must be revalidated before it is used (a live
     /// playlist a recording reloads); nil: a stored copy is used as it is.
     private let revalidate: ((CachedResource) -> Bool)?
+    /// The rates its fills keep to while no player reads them (see `FetchContext.limiters`).
+    private let limiters: [RateLimiter]
     private var revalidated = false
     private var ticket: Ticket?
     private var fill: FillSession?
@@ -42,9 +44,10 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
 
     package var isWaiting: Bool { !done }
 
-    init(coordinators: Coordinators, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil,
+    init(coordinators: Coordinators, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, limiters: [RateLimiter] = [],
          revalidate: ((CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.coordinators = coordinators
+        self.limiters = limiters
         self.revalidate = revalidate
         self.url = url
         self.checkAddress = checkAddress
@@ -97,7 +100,7 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
                                              waiter: self).fill
     }
 
-    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress) }
+    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress, limiters: limiters) }
 
     /// Stops without reporting (pause, cancel), and stops the fills nobody else wants at once:
     /// a paused download must not go on costing the origin (the unwanted-fill sweep would take

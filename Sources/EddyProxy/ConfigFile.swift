@@ -86,6 +86,12 @@ public enum ConfigFile {
             case "download_concurrency": c.downloadConcurrency = try positive(value, key)
             case "max_parallel_downloads": c.maxParallelDownloads = try positive(value, key)
             case "download_retries": c.downloadRetries = try positive(value, key)
+            case "download_rate_limit":
+                let text = try (value as? Int).map(String.init) ?? string(value, key)
+                guard let n = text == "0" ? 0 : ByteSize.parse(text) else {
+                    throw ConfigError(description: "download_rate_limit: expected bytes a second like 4M or 500K (0: no limit)")
+                }
+                c.downloadRateLimit = n
             case "download_window":
                 let text = try string(value, key)
                 guard text.isEmpty || DownloadWindow.parse(text) != nil else {

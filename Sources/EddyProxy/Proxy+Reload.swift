@@ -7,8 +7,8 @@ import Glibc
 /// SIGHUP: the configuration is read again and what can change in a running eddy is applied on
 /// the loop thread, between two events: origins and allowed hosts (the routing every fetch and
 /// the upstream gate use), freshness and TTLs, client limits, `max_size`, the log level,
-/// forwarded headers and trusted proxies, `max_variants`, `prefetch_segments`, `cache_keys` and
-/// `download_window`.
+/// forwarded headers and trusted proxies, `max_variants`, `prefetch_segments`, `cache_keys`,
+/// `download_window` and `download_rate_limit`.
 /// Connections stay open, responses in flight go on with what they resolved, and the cache is
 /// kept. A configuration that does not parse or validate is refused whole, and the running one
 /// stays. Listen and admin addresses, the cache directory, the token, the logs, the memory tier,
@@ -66,6 +66,7 @@ extension Proxy {
             logger.warning("\(name) changes only with a restart; the running value stays")
         }
         downloads?.engine.defaultWindow = new.downloadWindow
+        downloads?.engine.setRateLimit(new.downloadRateLimit)
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
         let gate = routing.resolver.gate
         let settings = new.homeSettings(loops: homes.count)

@@ -109,7 +109,8 @@ public final class Proxy {
             }
             let settings = DownloadEngine.Settings(concurrency: config.downloadConcurrency, maxParallel: config.maxParallelDownloads,
                                                    retries: config.downloadRetries,
-                                                   stallTimeout: Double(config.upstreamTimeouts.stall), window: config.downloadWindow)
+                                                   stallTimeout: Double(config.upstreamTimeouts.stall), window: config.downloadWindow,
+                                                   rateLimit: config.downloadRateLimit)
             let engine = DownloadEngine(homes: resourceHomes, routing: routing, settings: settings, database: database,
                                         selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort),
                                         catalog: catalog, logger: logger)

@@ -69,6 +69,8 @@ public struct ProxyConfig: Sendable {
     public var downloadRetries = 10
     /// When downloads without their own `--window` run (`download_window`, local time); nil: any time.
     public var downloadWindow: DownloadWindow?
+    /// Bytes a second for all downloads together (`download_rate_limit`, `--download-rate-limit`); 0: no limit.
+    public var downloadRateLimit = 0
     /// Seconds a request for a download's stored copy waits on an origin that does not answer
     /// before it is answered from disk (`offline_wait`); the origin is then marked unreachable.
     public var offlineWait = 1.5

@@ -34,6 +34,8 @@ struct DownloadAdd: ParsableCommand {
     var duration: String?
     @Option(help: "When it may run, in local time, like 01:00-06:00 (it may cross midnight; default: download_window).")
     var window: String?
+    @Option(help: "The most bytes a second it may fetch, like 2M or 500K (besides download_rate_limit).")
+    var rate: String?
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
@@ -46,7 +48,7 @@ struct DownloadAdd: ParsableCommand {
     func spec() throws -> DownloadSpec {
         var spec = DownloadSpec(url: url ?? "", title: title, variant: variant, variantIndex: variantIndex,
                                 audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
-                                priority: priority, expires: expires, duration: duration, window: window)
+                                priority: priority, expires: expires, duration: duration, window: window, rate: rate)
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {

@@ -73,6 +73,9 @@ extension Eddy {
         @Option(name: .long, help: "Seconds a request for a download's stored copy waits on a silent origin before it is answered from disk. (default: 1.5)")
         var offlineWait: Double?
 
+        @Option(name: .long, help: "Bytes a second for all downloads together, like 4M (players are never capped). (default: no limit)")
+        var downloadRateLimit: String?
+
         @Option(name: .long, help: "Connections per origin host. (default: 16)")
         var maxUpstreamPerHost: Int?
 
@@ -104,6 +107,9 @@ extension Eddy {
                 if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
             }
             if let offlineWait, !(offlineWait > 0 && offlineWait <= 60) { throw ValidationError("--offline-wait is seconds above 0, at most 60") }
+            if let downloadRateLimit, downloadRateLimit != "0", ByteSize.parse(downloadRateLimit) == nil {
+                throw ValidationError("--download-rate-limit is bytes a second like 4M or 500K (0: no limit)")
+            }
             if let workers, workers != "auto", Int(workers).map({ (1...256).contains($0) }) != true {
                 throw ValidationError("--workers is auto or a number from 1 to 256")
             }
@@ -138,6 +144,7 @@ extension Eddy {
             if let connectTimeout { c.upstreamTimeouts.connect = connectTimeout }
             if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }
             if let offlineWait { c.offlineWait = offlineWait }
+            if let downloadRateLimit { c.downloadRateLimit = ByteSize.parse(downloadRateLimit) ?? 0 }
             if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
             if cacheKeys { c.cacheKeys = true }
             if earlyHints { c.earlyHints = true }

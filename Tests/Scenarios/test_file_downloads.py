@@ -211,3 +211,59 @@ def test_a_window_schedules_runs_then_stops_a_download_and_never_holds_a_player_
     assert api(e, "POST", "/api/downloads/%s/resume" % j["id"])[1]["state"] == "scheduled"
     status, bad = api(e, "POST", "/api/downloads", {"url": "/f/movie.mp4", "window": "25:00-06:00"})
     assert status == 400 and "window" in bad["error"], bad
+
+
+def eddy_rate(e, seconds=5):
+    """Bytes a second eddy took from origins over `seconds` (eddy_bytes_from_origin_total, counted
+    as each chunk is written). Not the origin's counter: it counts what the kernel buffers on
+    loopback (megabytes per connection) as sent, while the cap holds eddy's reads back."""
+    m = lambda: e.metrics()["eddy_bytes_from_origin_total"]
+    a, t0 = m(), time.monotonic()
+    time.sleep(seconds)
+    return (m() - a) / (time.monotonic() - t0)
+
+
+def test_caps_are_measured_changed_live_and_never_slow_a_player(setup, tmp_path):
+    cfg = tmp_path / "eddy.yaml"
+    cfg.write_text("download_rate_limit: 4M\n")
+    e, fo, data = setup("--config", str(cfg))
+    big = os.urandom(48 << 20)
+    open(os.path.join(fo.www, "big.bin"), "wb").write(big)
+    j = add(e, url="/f/big.bin")
+    wait_for(lambda: origin_bytes(fo, "/big.bin") > 2 << 20, 20, 0.1, what="the download under way")
+    time.sleep(1)  # past the bucket's first burst
+    rate = eddy_rate(e)
+    assert 0.85 * (4 << 20) <= rate <= 1.1 * (4 << 20), rate
+    # A player meanwhile is not capped: the movie (60 MiB) comes far faster than 4 MiB/s would allow.
+    t0 = time.monotonic()
+    r = e.get("/f/movie.mp4")
+    took = time.monotonic() - t0
+    assert r.status == 200 and sha(r.body) == sha(data)
+    assert took < len(data) / (4 << 20) / 2, took
+    # SIGHUP changes the cap live, for the fetches in flight too.
+    cfg.write_text("download_rate_limit: 1M\n")
+    e.proc.send_signal(signal.SIGHUP)
+    time.sleep(1)
+    rate = eddy_rate(e)
+    assert 0.8 * (1 << 20) <= rate <= 1.15 * (1 << 20), rate
+    # A download's own rate, below the cap, changed by PATCH ("0" lifts it).
+    cfg.write_text("download_rate_limit: 0\n")
+    e.proc.send_signal(signal.SIGHUP)
+    status, gone = api(e, "DELETE", "/api/downloads/" + j["id"])
+    assert status == 200
+    small = os.urandom(32 << 20)
+    open(os.path.join(fo.www, "own.bin"), "wb").write(small)
+    k = add(e, url="/f/own.bin", rate="2M")
+    assert k["rate_limit"] == 2 << 20, k
+    wait_for(lambda: origin_bytes(fo, "/own.bin") > 1 << 20, 20, 0.1, what="the second download under way")
+    time.sleep(1)
+    rate = eddy_rate(e)
+    assert 0.8 * (2 << 20) <= rate <= 1.1 * (2 << 20), rate
+    status, k = api(e, "PATCH", "/api/downloads/" + k["id"], {"rate": "0"})
+    assert status == 200 and k["rate_limit"] is None, k
+    t0 = time.monotonic()
+    k = wait_done(e, k["id"], timeout=60)
+    assert time.monotonic() - t0 < 8, "lifted: the rest (over 20 MiB) well within 10 s at 2 MiB/s"
+    assert sha(e.get("/f/own.bin").body) == sha(small)
+    status, bad = api(e, "PATCH", "/api/downloads/" + k["id"], {"rate": "fast"})
+    assert status == 400 and "rate" in bad["error"], bad

@@ -13,8 +13,12 @@ package struct FetchContext {
     /// The cache key the fill is discovered under: the URL's, or the variant's the client selects
     /// (see `Coordinators.resolve`).
     let key: String
+    /// The byte rates a download's fetch keeps to (its own `--rate`, `download_rate_limit`):
+    /// applied while no player reads the fill (see `FillSession.rateWait`). None for players.
+    let limiters: [RateLimiter]
 
-    package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil) {
+    package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil, limiters: [RateLimiter] = []) {
+        self.limiters = limiters
         self.url = url
         self.checkAddress = checkAddress
         self.client = client

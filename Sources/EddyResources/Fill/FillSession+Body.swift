@@ -12,6 +12,10 @@ extension FillSession {
         }
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
         let c = coordinators.of(r)
+        if let wait = rateWait(bytes.count) {
+            pauseForRate(wait)
+            return .pause
+        }
         let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
                                           isPrefetch: keepsSpan, throttled: c.shouldThrottle())
         switch action {
@@ -45,5 +49,28 @@ extension FillSession {
             }
             return .accept
         }
+    }
+
+    /// Seconds a download's fill waits before `count` more bytes (its rate limiters, see
+    /// `FetchContext.limiters`); nil to take them now. A fill a player reads is never held back:
+    /// the player's wait is the point of the fetch.
+    private func rateWait(_ count: Int) -> Double? {
+        guard !fetch.limiters.isEmpty, wantedPriority != .playback else { return nil }
+        let now = EventLoop.monotonic()
+        // Every limiter must have room; only then is the chunk taken from all of them (a chunk
+        // held back comes again, and must not have been counted).
+        let wait = fetch.limiters.reduce(0.0) { Swift.max($0, $1.wait(now: now)) }
+        guard wait == 0 else { return wait }
+        for l in fetch.limiters { l.take(count) }
+        return nil
+    }
+
+    /// Pauses the transfer (curl keeps the chunk and gives it again) until the limiter's wait is
+    /// over: a timer on the loop, never a sleep.
+    private func pauseForRate(_ wait: Double) {
+        paused = true
+        let timer = LoopTimer(loop: coordinators.loop) { [weak self] in self?.resume() }
+        rateTimer = timer
+        timer.schedule(after: Swift.min(wait, 1))
     }
 }

@@ -65,8 +65,10 @@ package final class FillSession {
     /// too: the download wants what it asked for, and when the origin ignores the range it wants
     /// the whole body, which stopping at a block would make the origin send again from byte 0.
     private(set) var keepsSpan = false
-    /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle`.
+    /// True while the transfer is paused by `ResourceCoordinator.shouldThrottle` or a rate limit.
     var paused = false
+    /// Resumes a transfer a download's rate limit paused.
+    var rateTimer: LoopTimer?
     /// True once a pass-through response took the transfer over.
     var handedOver = false
 

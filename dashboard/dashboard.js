@@ -72,6 +72,27 @@ function renderCache(c) {
   });
 }
 
+// Artwork, read once per download with the token (an <img src> could not send it) and shown as
+// a data: URL (the page's policy allows images from 'self' and data: only).
+const artworks = new Map();
+function artwork(d) {
+  const img = el("img", { class: "artwork", alt: "" });
+  if (!d.artwork) return null;
+  const known = artworks.get(d.id);
+  if (typeof known === "string") { img.src = known; return img; }
+  if (!known) {
+    artworks.set(d.id, fetch(d.artwork, { headers: auth }).then((r) => r.ok ? r.blob() : null).then((b) => b && new Promise((ok) => {
+      const reader = new FileReader();
+      reader.onload = () => ok(reader.result);
+      reader.readAsDataURL(b);
+    })).then((url) => {
+      artworks.set(d.id, url || "");
+      for (const i of document.querySelectorAll('.download[data-id="' + d.id + '"] img.artwork')) if (url) i.src = url;
+    }));
+  }
+  return img;
+}
+
 function renderDownloads(list) {
   const box = document.getElementById("downloads");
   if (!list.length) return box.replaceChildren(el("p", { class: "empty" }, "No downloads."));
@@ -88,8 +109,12 @@ function renderDownloads(list) {
     }
     return el("div", { class: "download", "data-id": d.id, "data-state": d.state, "data-bytes-done": d.bytes_done },
       el("div", { class: "row" },
+        artwork(d),
         el("span", { class: "title" }, d.title || d.url),
         el("span", { class: "state " + d.state }, d.state),
+        d.window ? el("span", { class: "window" }, "window " + d.window +
+          (d.next_start ? ", next " + new Date(d.next_start * 1000).toLocaleString() : "")) : null,
+        d.rate_limit ? el("span", { class: "cap" }, "cap " + size(d.rate_limit) + "/s") : null,
         el("span", { class: "numbers" }, size(d.bytes_done) + (d.rate > 0 ? " at " + size(d.rate) + "/s" : "")),
         active ? el("button", { class: "pause", onclick: () => call("POST", "/api/downloads/" + d.id + "/pause") }, "Pause") : null,
         ["paused", "failed"].includes(d.state) ? el("button", { class: "resume", onclick: () => call("POST", "/api/downloads/" + d.id + "/resume") }, "Resume") : null,

@@ -65,6 +65,18 @@ package final class DownloadAPI {
                 engine.verify(job) { [self] report in
                     if let report { send(request, 200, report) } else { error(request, 409, "download \(job.id) has no plan yet") }
                 }
+            case ("GET", ["artwork"]):
+                guard let art = engine.artwork(of: job) else {
+                    // The download is there; it has no image (404 would say it is not).
+                    request.send(status: 204, headers: HTTPHeaders())
+                    break
+                }
+                var h = HTTPHeaders()
+                h.set("Content-Type", art.type)
+                h.set("X-Content-Type-Options", "nosniff")
+                h.set("Cache-Control", "no-store")
+                if request.method == "HEAD" { h.set("Content-Length", "\(art.bytes.count)") }
+                request.send(status: 200, headers: h, body: request.method == "HEAD" ? [] : art.bytes)
             case ("GET", ["log"]): send(request, 200, ["id": LogValue.text(job.id), "events": .events(job.log)])
             case ("GET", ["events"]): DownloadEvents(api: self, job: job, request: request).start()
             default: error(request, 404, "no API endpoint \(request.method) \(path)")
@@ -83,7 +95,7 @@ package final class DownloadAPI {
         case 3 where parts[0] == "downloads":
             switch parts[2] {
             case "pause", "resume", "verify": return ["POST"]
-            case "export", "file", "log", "events": return ["GET"]
+            case "export", "file", "log", "events", "artwork": return ["GET"]
             default: return nil
             }
         default: return nil

@@ -77,6 +77,8 @@ h2 { margin: 0 0 .6rem; font-size: 1rem; }
 #chart .fromcache { fill: var(--cache); }
 #chart .fromorigin { fill: var(--origin); }
 .download, .resource { border-top: 1px solid var(--line); padding: .6rem 0; }
+.download img.artwork { width: 4rem; height: 4rem; object-fit: cover; border-radius: .4rem; }
+.download .window, .download .cap { font-size: .85em; opacity: .8; }
 .download:first-child, .resource:first-child { border-top: none; }
 .row { display: flex; align-items: center; gap: .8rem; flex-wrap: wrap; }
 .title { font-weight: 600; overflow-wrap: anywhere; flex: 1 1 20rem; }
@@ -168,6 +170,27 @@ function renderCache(c) {
   });
 }
 
+// Artwork, read once per download with the token (an <img src> could not send it) and shown as
+// a data: URL (the page's policy allows images from 'self' and data: only).
+const artworks = new Map();
+function artwork(d) {
+  const img = el("img", { class: "artwork", alt: "" });
+  if (!d.artwork) return null;
+  const known = artworks.get(d.id);
+  if (typeof known === "string") { img.src = known; return img; }
+  if (!known) {
+    artworks.set(d.id, fetch(d.artwork, { headers: auth }).then((r) => r.ok ? r.blob() : null).then((b) => b && new Promise((ok) => {
+      const reader = new FileReader();
+      reader.onload = () => ok(reader.result);
+      reader.readAsDataURL(b);
+    })).then((url) => {
+      artworks.set(d.id, url || "");
+      for (const i of document.querySelectorAll('.download[data-id="' + d.id + '"] img.artwork')) if (url) i.src = url;
+    }));
+  }
+  return img;
+}
+
 function renderDownloads(list) {
   const box = document.getElementById("downloads");
   if (!list.length) return box.replaceChildren(el("p", { class: "empty" }, "No downloads."));
@@ -184,8 +207,12 @@ function renderDownloads(list) {
     }
     return el("div", { class: "download", "data-id": d.id, "data-state": d.state, "data-bytes-done": d.bytes_done },
       el("div", { class: "row" },
+        artwork(d),
         el("span", { class: "title" }, d.title || d.url),
         el("span", { class: "state " + d.state }, d.state),
+        d.window ? el("span", { class: "window" }, "window " + d.window +
+          (d.next_start ? ", next " + new Date(d.next_start * 1000).toLocaleString() : "")) : null,
+        d.rate_limit ? el("span", { class: "cap" }, "cap " + size(d.rate_limit) + "/s") : null,
         el("span", { class: "numbers" }, size(d.bytes_done) + (d.rate > 0 ? " at " + size(d.rate) + "/s" : "")),
         active ? el("button", { class: "pause", onclick: () => call("POST", "/api/downloads/" + d.id + "/pause") }, "Pause") : null,
         ["paused", "failed"].includes(d.state) ? el("button", { class: "resume", onclick: () => call("POST", "/api/downloads/" + d.id + "/resume") }, "Resume") : null,
@@ -1911,6 +1938,78 @@ follow();
           }
         }
       }
+    },
+    "/api/downloads/{id}/artwork": {
+      "get": {
+        "operationId": "downloadArtwork",
+        "summary": "The download's artwork, as given (PNG or JPEG).",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "The image.",
+            "content": {
+              "image/png": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              },
+              "image/jpeg": {
+                "schema": {
+                  "type": "string",
+                  "format": "binary"
+                }
+              }
+            }
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "204": {
+            "description": "The download has no artwork."
+          }
+        }
+      },
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ]
     }
   },
   "components": {
@@ -2555,6 +2654,14 @@ follow();
             "examples": [
               "2M"
             ]
+          },
+          "artwork": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "maxLength": 1500000,
+            "description": "Artwork to show with the download (AVFoundation's assetArtworkData): a data: URI (base64) or a URL eddy may fetch (through the upstream gate), of a PNG or JPEG of at most 1 MiB; another is a 400."
           }
         }
       },
@@ -2820,7 +2927,8 @@ follow();
           "renditions",
           "window",
           "next_start",
-          "rate_limit"
+          "rate_limit",
+          "artwork"
         ],
         "properties": {
           "id": {
@@ -2920,6 +3028,13 @@ follow();
             ],
             "minimum": 1,
             "description": "Its own rate limit in bytes a second (rate); null: none of its own."
+          },
+          "artwork": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Where its artwork is served (/api/downloads/{id}/artwork); null when it has none."
           },
           "expires_at": {
             "type": [

@@ -135,8 +135,13 @@ package final class ResourcesAPI {
     private func candidates(_ text: String) -> [String] {
         var out = [text]
         var t = text
-        if let u = UpstreamURL.parse(Substring(t)), selfAuthority.names(u) { t = u.pathAndQuery }
-        if t.hasPrefix("/"), case let .upstream(url, _, _) = resolver.resolve(t) { out.append(url.description) }
+        let resolver = self.resolver
+        if let u = UpstreamURL.parse(Substring(t)) {
+            // An upstream URL with parameters a `cache_key` rule leaves out is stored without them.
+            if resolver.cacheKey(u) != text { out.append(resolver.cacheKey(u)) }
+            if selfAuthority.names(u) { t = u.pathAndQuery }
+        }
+        if t.hasPrefix("/"), case let .upstream(url, _, _) = resolver.resolve(t) { out.append(resolver.cacheKey(url)) }
         return out
     }
 }

@@ -24,12 +24,18 @@ public struct TargetResolver: Sendable {
     public let allowHosts: [HostPattern]
     /// The check every upstream fetch passes; the resolver applies its allow-list half.
     public let gate: UpstreamGate
+    /// Query parameters left out of cache keys (`cache_key:`); none by default.
+    public let cacheKeys: CacheKeyRules
 
-    public init(routes: [OriginRoute], allowHosts: [HostPattern]) {
+    public init(routes: [OriginRoute], allowHosts: [HostPattern], cacheKeys: CacheKeyRules = CacheKeyRules()) {
         self.routes = routes.sorted { $0.prefix.count > $1.prefix.count }
         self.allowHosts = allowHosts
+        self.cacheKeys = cacheKeys
         gate = UpstreamGate(routes: routes, allowHosts: allowHosts)
     }
+
+    /// The cache key of `url` (see `CacheKeyRules.key`): the one place URLs become keys.
+    public func cacheKey(_ url: UpstreamURL) -> String { cacheKeys.key(for: url) }
 
     /// Routes a request-target as evhttp hands it over (origin-form or absolute-form).
     public func resolve(_ target: String) -> RequestTarget {

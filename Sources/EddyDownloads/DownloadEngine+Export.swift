@@ -63,8 +63,9 @@ extension DownloadEngine {
         guard job.allStored else { return done(.failure(DownloadInputError("download \(job.id) is not held whole yet", status: 409))) }
         var layout = ExportLayout(root: job.url)
         let path = layout.path(for: job.url)
-        homes.ask(onHomeOf: job.url.description, { h -> Int? in
-            guard let r = h.store.lookup(job.url.description, now: h.loop.wallClock()), let len = r.meta.length,
+        let key = resolver.cacheKey(job.url)
+        homes.ask(onHomeOf: key, { h -> Int? in
+            guard let r = h.store.lookup(key, now: h.loop.wallClock()), let len = r.meta.length,
                   r.confirmed.contains(0..<len) else { return nil }
             return len
         }, then: { length in
@@ -99,26 +100,29 @@ extension DownloadEngine {
     /// The stored playlist at `url`, read on its home, then handed to `done` on the main loop;
     /// nil when it is not stored whole.
     func storedPlaylist(_ url: UpstreamURL, then done: @escaping (HLSPlaylist?) -> Void) {
-        homes.ask(onHomeOf: url.description, { h in
-            h.store.lookup(url.description, now: h.loop.wallClock()).flatMap { h.playlists.readPlaylist($0) }
+        let key = resolver.cacheKey(url)
+        homes.ask(onHomeOf: key, { h in
+            h.store.lookup(key, now: h.loop.wallClock()).flatMap { h.playlists.readPlaylist($0) }
         }, then: done)
     }
 
     /// The stored playlists at `urls` (those stored whole), read on their homes, each home asked once.
     func storedPlaylists(_ urls: [UpstreamURL], then done: @escaping ([UpstreamURL: HLSPlaylist]) -> Void) {
-        homes.ask(urls, by: \.description, { h, mine in
+        let resolver = self.resolver
+        homes.ask(urls, by: resolver.cacheKey, { h, mine in
             let now = h.loop.wallClock()
-            return mine.compactMap { u in h.store.lookup(u.description, now: now).flatMap { h.playlists.readPlaylist($0) }.map { (u, $0) } }
+            return mine.compactMap { u in h.store.lookup(resolver.cacheKey(u), now: now).flatMap { h.playlists.readPlaylist($0) }.map { (u, $0) } }
         }, then: { done(Dictionary($0) { first, _ in first }) })
     }
 
     /// The length of each wanted file whose wanted ranges (all of it for nil) are stored whole,
     /// asked of each home once.
     private func heldLengths(_ wanted: [ExportData.File], then done: @escaping ([UpstreamURL: Int]) -> Void) {
-        homes.ask(wanted, by: \.url.description, { h, mine in
+        let resolver = self.resolver
+        homes.ask(wanted, by: { resolver.cacheKey($0.url) }, { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { f -> (UpstreamURL, Int)? in
-                guard let r = h.store.lookup(f.url.description, now: now), let len = r.meta.length else { return nil }
+                guard let r = h.store.lookup(resolver.cacheKey(f.url), now: now), let len = r.meta.length else { return nil }
                 let have = f.ranges.map { $0.map { $0.clamped(to: 0..<len) } } ?? [0..<len]
                 return have.allSatisfy({ r.confirmed.contains($0) }) ? (f.url, len) : nil
             }

@@ -19,7 +19,7 @@ extension DownloadEngine {
         }
         if DownloadKind.namesPlaylist(url.pathAndQuery) { return hls() }
         var probe: HomeFetch?
-        probe = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
+        probe = HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
                           options: HomeFetch.Options(sniff: true)) { outcome in
             probe = nil // held by this closure until it has run
             switch outcome {
@@ -47,15 +47,16 @@ extension DownloadEngine {
     /// restored paused, completed or failed), from what the cache holds alone.
     func buildFilePlan(_ job: DownloadJob, fetch: Bool) {
         guard fetch else {
-            return homes.ask(onHomeOf: job.url.description, { h in
-                h.store.lookup(job.url.description, now: h.loop.wallClock())?.meta.length
+            let key = resolver.cacheKey(job.url)
+            return homes.ask(onHomeOf: key, { h in
+                h.store.lookup(key, now: h.loop.wallClock())?.meta.length
             }, then: { [weak self, weak job] length in
                 guard let self, let job, let length else { return }
                 planFile(job, length: length, acceptsRanges: true, fetch: false)
             })
         }
         var probe: HomeFetch?
-        probe = HomeFetch(homes: homes, url: job.url, checkAddress: job.checkAddress, range: 0..<CacheStore.blockSize,
+        probe = HomeFetch(homes: homes, url: job.url, key: resolver.cacheKey(job.url), checkAddress: job.checkAddress, range: 0..<CacheStore.blockSize,
                           options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) { [weak self, weak job] outcome in
             defer { probe = nil }
             guard let self, let job else { return }

@@ -27,6 +27,7 @@ extension DownloadEngine {
                             pinnedBytes: job.pinnedBytes, keys: job.plan?.keys,
                             window: window(of: job)?.description, nextStart: nextStart(job),
                             rateLimit: job.rateLimiter.rate > 0 ? job.rateLimiter.rate : nil,
+                            artwork: job.hasArtwork ? "/api/downloads/\(job.id)/artwork" : nil,
                             recording: RecordingInfo(job.plan?.renditions.compactMap { job.recordings[$0.url] } ?? Array(job.recordings.values)))
     }
 }

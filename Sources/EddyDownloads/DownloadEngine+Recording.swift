@@ -44,10 +44,11 @@ extension DownloadEngine {
     /// follows (issue 28). Partly held units are not done: their fetch completes them, and pins
     /// them when it ends.
     func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool, then done: @escaping ([String: Int]) -> Void) {
-        homes.ask(units, by: \.url.description, { h, mine in
+        let resolver = self.resolver
+        homes.ask(units, by: { resolver.cacheKey($0.url) }, { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { u -> (String, Int)? in
-                guard let (r, wanted) = DownloadEngine.stored(u, on: h, now: now), r.confirmed.contains(wanted) else { return nil }
+                guard let (r, wanted) = DownloadEngine.stored(u, key: resolver.cacheKey(u.url), on: h, now: now), r.confirmed.contains(wanted) else { return nil }
                 if pin && !r.pinned { h.store.setPinned(r, true) }
                 return (u.id, wanted.count)
             }
@@ -56,8 +57,8 @@ extension DownloadEngine {
 
     /// The stored resource of unit `u` and the bytes of it the unit wants, on its home `h`; nil
     /// when nothing of known length is stored.
-    static func stored(_ u: DownloadPlan.Unit, on h: ResourceHome, now: Int) -> (CachedResource, Range<Int>)? {
-        guard let r = h.store.lookup(u.url.description, now: now), let len = r.meta.length else { return nil }
+    static func stored(_ u: DownloadPlan.Unit, key: String, on h: ResourceHome, now: Int) -> (CachedResource, Range<Int>)? {
+        guard let r = h.store.lookup(key, now: now), let len = r.meta.length else { return nil }
         return (r, u.range.map { $0.clamped(to: 0..<len) } ?? 0..<len)
     }
 

@@ -25,6 +25,7 @@ extension DownloadEngine {
                                                                            retries: settings.retries),
                                   concurrency: settings.concurrency)
             job.completedAt = r.completedAt
+            job.hasArtwork = r.artwork == true
             job.floor.bytesDone = r.bytesDone
             job.floor.segmentsDone = r.segmentsDone
             job.floor.mediaSecondsDone = r.mediaSecondsDone

@@ -65,7 +65,7 @@ extension DownloadEngine {
         // A job's playlists are kept; a look without a job (variants, the check before a job is
         // created) must not unpin what a job pinned.
         let options = HomeFetch.Options(pin: job != nil, readPlaylist: true)
-        let f = HomeFetch(homes: homes, url: url, checkAddress: checkAddress, options: options, limiters: job.map(limiters(of:)) ?? [],
+        let f = HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, options: options, limiters: job.map(limiters(of:)) ?? [],
                           revalidate: revalidate) { [weak self, weak job] outcome in
             guard self != nil else { return }
             if let job, let started = fetch?.startedAt {

@@ -66,10 +66,11 @@ extension DownloadEngine {
         }
         let units = (job.plan?.units ?? []).filter { !kept.contains($0.url.description) }
         // The space check runs in `done`: the pinned bytes it reads must not count these.
-        homes.ask(units, by: \.url.description, { h, mine -> [Void] in
+        let resolver = self.resolver
+        homes.ask(units, by: { resolver.cacheKey($0.url) }, { h, mine -> [Void] in
             let now = h.loop.wallClock()
             for u in mine {
-                guard let r = h.store.lookup(u.url.description, now: now) else { continue }
+                guard let r = h.store.lookup(resolver.cacheKey(u.url), now: now) else { continue }
                 h.store.setPinned(r, false)
                 if delete && !h.coordinators.of(r).isInUse { h.store.remove(r) }
             }
@@ -84,7 +85,7 @@ extension DownloadEngine {
         for job in jobs where job.state.holdsPins {
             guard let plan = job.plan else { continue }
             var lost: [String] = []
-            for (i, u) in plan.units.enumerated() where job.units.done[i] && u.kind != .playlist && keys.contains(u.url.description) {
+            for (i, u) in plan.units.enumerated() where job.units.done[i] && u.kind != .playlist && keys.contains(resolver.cacheKey(u.url)) {
                 job.units.lost(i)
                 lost.append(u.name)
             }

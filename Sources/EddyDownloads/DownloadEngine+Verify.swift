@@ -29,11 +29,12 @@ extension DownloadEngine {
     /// nil when it has no plan yet.
     package func verify(_ job: DownloadJob, then done: @escaping (VerifyReport?) -> Void) {
         guard let plan = job.plan else { return done(nil) }
-        homes.ask(Array(plan.units.enumerated()), by: \.element.url.description, { h, mine in
+        let resolver = self.resolver
+        homes.ask(Array(plan.units.enumerated()), by: { resolver.cacheKey($0.element.url) }, { h, mine in
             let now = h.loop.wallClock()
             return mine.map { i, u -> (Int, CacheStore.Audit, Bool) in
                 // A resource read back from the index has its file opened (and checked) here.
-                guard let (r, wanted) = DownloadEngine.stored(u, on: h, now: now) else { return (i, .init(), false) }
+                guard let (r, wanted) = DownloadEngine.stored(u, key: resolver.cacheKey(u.url), on: h, now: now) else { return (i, .init(), false) }
                 let audit = h.store.audit(r, wanted)
                 return (i, audit, r.confirmed.contains(wanted))
             }

@@ -26,15 +26,16 @@ package struct DownloadFileResponder {
     }
 
     package func respond() {
-        guard let url, let plan = job.plan, plan.units.contains(where: { $0.url.description == url }) else {
+        guard let url, let plan = job.plan, let unit = plan.units.first(where: { $0.url.description == url }) else {
             fail(404, "url= must name a resource of download \(job.id)")
             return then()
         }
+        let key = engine.resolver.cacheKey(unit.url)
         // Read and checked on the resource's home; the file goes with a descriptor of its own,
         // which `writeFile` duplicates again before this returns.
         let rangeValue = request.headers["Range"]
-        engine.homes.ask(onHomeOf: url, { h -> Found in
-            guard let r = h.store.lookup(url, now: h.loop.wallClock()), let len = r.meta.length, len > 0 else { return .failed(409, "\(url) is not stored") }
+        engine.homes.ask(onHomeOf: key, { h -> Found in
+            guard let r = h.store.lookup(key, now: h.loop.wallClock()), let len = r.meta.length, len > 0 else { return .failed(409, "\(url) is not stored") }
             var range = 0..<len
             var ranged = false
             // A Range eddy does not understand (another unit, bad syntax) is ignored: the whole

@@ -34,12 +34,14 @@ package struct DownloadInfo: Encodable {
     var nextStart: Int?
     /// Its own rate limit in bytes a second (`--rate`); nil: none of its own.
     var rateLimit: Int?
+    /// Where its artwork is served (`/api/downloads/{id}/artwork`); nil when it has none.
+    var artwork: String?
     /// A live or EVENT download's recording; nil for VOD.
     var recording: RecordingInfo?
 
     enum CodingKeys: String, CodingKey {
         case id, url, kind, file, title, state, failure, rate, renditions, reason, priority, keys, recording
-        case window, nextStart = "next_start", rateLimit = "rate_limit"
+        case window, nextStart = "next_start", rateLimit = "rate_limit", artwork
         case expiresAt = "expires_at", pinnedBytes = "pinned_bytes"
         case createdAt = "created_at", completedAt = "completed_at", etaSeconds = "eta_seconds"
         case playableOffline = "playable_offline", offlineURL = "offline_url"
@@ -59,6 +61,7 @@ package struct DownloadInfo: Encodable {
         try c.encode(window, forKey: .window)
         try c.encode(nextStart, forKey: .nextStart)
         try c.encode(rateLimit, forKey: .rateLimit)
+        try c.encode(artwork, forKey: .artwork)
         try c.encode(expiresAt, forKey: .expiresAt)
         try c.encode(pinnedBytes, forKey: .pinnedBytes)
         try c.encode(keys, forKey: .keys)

@@ -15,6 +15,8 @@ package final class DownloadJob {
     /// Its own byte rate (`--rate`; no limit without one), held by every fetch it starts, so a
     /// `PATCH` changes the fetches in flight too.
     let rateLimiter: RateLimiter
+    /// It has artwork in the job database (`DownloadEngine.artwork(of:)`).
+    package var hasArtwork = false
     let url: UpstreamURL
     let checkAddress: Bool
     /// An HLS asset or one file (see `DownloadKind`).

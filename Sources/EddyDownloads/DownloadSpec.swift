@@ -26,6 +26,9 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     /// The most bytes a second it may fetch (`2M`, `500K`, or bytes; K = 1024), besides the
     /// config's `download_rate_limit` for all downloads; without it, no limit of its own.
     public var rate: String?
+    /// Artwork to show with it (AVFoundation's assetArtworkData): a `data:` URI (base64) or a URL
+    /// eddy may fetch, of a PNG or JPEG of at most 1 MiB.
+    public var artwork: String?
 
     /// One auxiliary configuration.
     public struct Auxiliary: Codable, Equatable, Sendable {
@@ -48,14 +51,15 @@ public struct DownloadSpec: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration, window, rate
+        case url, title, variant, audio, subtitles, auxiliary, priority, expires, duration, window, rate, artwork
         case variantIndex = "variant_index"
     }
 
     public init(url: String, title: String? = nil, variant: String? = nil, variantIndex: Int? = nil,
                 audio: [String]? = nil, subtitles: [String]? = nil, auxiliary: [Auxiliary]? = nil,
-                priority: String? = nil, expires: String? = nil, duration: String? = nil, window: String? = nil, rate: String? = nil) {
+                priority: String? = nil, expires: String? = nil, duration: String? = nil, window: String? = nil, rate: String? = nil, artwork: String? = nil) {
         self.rate = rate
+        self.artwork = artwork
         self.duration = duration
         self.window = window
         self.priority = priority

@@ -50,17 +50,17 @@ package final class HomeFetch {
     /// Home loop only.
     private var fetch: ResourceFetch?
 
-    init(homes: ResourceHomes, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
+    init(homes: ResourceHomes, url: UpstreamURL, key: String, checkAddress: Bool, range: Range<Int>? = nil, options: Options = Options(),
          limiters: [RateLimiter] = [], revalidate: ((ResourceHome, CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.homes = homes
         self.url = url
         self.onDone = onDone
-        home = homes.home(of: url.description)
+        home = homes.home(of: key)
         let main = homes.all[0]
         let home = home
         // Holds this fetch until it has run on the home (`start` drops it here first).
         starter = { [self] in
-            let f = ResourceFetch(coordinators: home.coordinators, url: url, checkAddress: checkAddress, range: range, limiters: limiters,
+            let f = ResourceFetch(coordinators: home.coordinators, url: url, key: key, checkAddress: checkAddress, range: range, limiters: limiters,
                                   revalidate: revalidate.map { check in { check(home, $0) } }) { [weak self] outcome in
                 let result = HomeFetch.settle(outcome, on: home, options: options)
                 if main.isCurrent { self?.report(result) } else { main.mailbox.post { self?.report(result) } }

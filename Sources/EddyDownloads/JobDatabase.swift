@@ -6,7 +6,7 @@ import EddyCache
 /// index's. Writes are rare (state changes, progress every few seconds) and run on the caller's
 /// thread; with WAL and synchronous=NORMAL a commit does not wait for the disk.
 public final class JobDatabase {
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let upsert: SQLiteConnection.Statement
     private let delete: SQLiteConnection.Statement
     private let deleteRecorded: SQLiteConnection.Statement
@@ -28,6 +28,8 @@ public final class JobDatabase {
         deleteSegment = try connection.prepare("DELETE FROM recorded WHERE job = ? AND rendition = ? AND sequence = ?")
         // Ids of deleted jobs, so that deleting again answers as the first time, also after a restart.
         try connection.exec("CREATE TABLE IF NOT EXISTS removed (id TEXT PRIMARY KEY, at INTEGER NOT NULL)")
+        // A job's artwork (PNG or JPEG, at most 1 MiB), read when served, never held in memory.
+        try connection.exec("CREATE TABLE IF NOT EXISTS artwork (job TEXT PRIMARY KEY, type TEXT NOT NULL, data BLOB NOT NULL)")
     }
 
     /// Writes a job's record.
@@ -47,6 +49,9 @@ public final class JobDatabase {
         deleteRecorded.reset()
         deleteRecorded.bind(1, id)
         _ = try deleteRecorded.step()
+        let art = try connection.prepare("DELETE FROM artwork WHERE job = ?")
+        art.bind(1, id)
+        _ = try art.step()
     }
 
     /// Remembers that job `id` was deleted at `at`, keeping the latest `keep` ids.

@@ -44,9 +44,10 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
 
     package var isWaiting: Bool { !done }
 
-    init(coordinators: Coordinators, url: UpstreamURL, checkAddress: Bool, range: Range<Int>? = nil, limiters: [RateLimiter] = [],
+    init(coordinators: Coordinators, url: UpstreamURL, key: String, checkAddress: Bool, range: Range<Int>? = nil, limiters: [RateLimiter] = [],
          revalidate: ((CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
         self.coordinators = coordinators
+        self.key = key
         self.limiters = limiters
         self.revalidate = revalidate
         self.url = url
@@ -55,7 +56,8 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
         self.onDone = onDone
     }
 
-    private var key: String { url.description }
+    /// The URL's cache key (`TargetResolver.cacheKey`); the fills still ask for `url` whole.
+    private let key: String
 
     /// Starts, or reports at once when the resource is stored whole already.
     func start() {
@@ -100,7 +102,7 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
                                              waiter: self).fill
     }
 
-    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress, limiters: limiters) }
+    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress, key: key, base: key, limiters: limiters) }
 
     /// Stops without reporting (pause, cancel), and stops the fills nobody else wants at once:
     /// a paused download must not go on costing the origin (the unwanted-fill sweep would take

@@ -15,8 +15,10 @@ public enum ConfigFile {
         var c = base
         guard let root = try Yams.load(yaml: text) else { return c }
         guard let map = root as? [String: Any] else { throw ConfigError(description: "the config file must be a mapping") }
-        for (key, value) in map {
+        // Rules naming a mapped origin need the origins first, wherever the file lists them.
+        for (key, value) in map.filter({ $0.key != "cache_key" }) + map.filter({ $0.key == "cache_key" }) {
             switch key {
+            case "cache_key": c.cacheKeyRules = try cacheKeyRules(value, routes: c.routes)
             case "listen": (c.listenHost, c.listenPort) = try parseListen(string(value, key))
             case "cache_dir": c.cacheDir = try string(value, key)
             case "max_size": c.maxSize = try size(value, key)

@@ -67,7 +67,7 @@ extension Proxy {
         }
         downloads?.engine.defaultWindow = new.downloadWindow
         downloads?.engine.setRateLimit(new.downloadRateLimit)
-        routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts)
+        routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts, cacheKeys: new.cacheKeyRules)
         let gate = routing.resolver.gate
         let settings = new.homeSettings(loops: homes.count)
         // Each home takes the new settings on its loop, after the requests it has already begun.

@@ -81,7 +81,7 @@ public final class Proxy {
         }
         connectPolicy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
                                                idleTimeout: Double(config.connectIdleTimeout))
-        routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts))
+        routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts, cacheKeys: config.cacheKeyRules))
         accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()

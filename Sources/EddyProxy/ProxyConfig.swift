@@ -69,6 +69,8 @@ public struct ProxyConfig: Sendable {
     public var downloadRetries = 10
     /// When downloads without their own `--window` run (`download_window`, local time); nil: any time.
     public var downloadWindow: DownloadWindow?
+    /// Query parameters left out of cache keys (`cache_key:`); none by default.
+    public var cacheKeyRules = CacheKeyRules()
     /// Bytes a second for all downloads together (`download_rate_limit`, `--download-rate-limit`); 0: no limit.
     public var downloadRateLimit = 0
     /// Seconds a request for a download's stored copy waits on an origin that does not answer

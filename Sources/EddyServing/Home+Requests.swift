@@ -21,13 +21,16 @@ extension Home {
             return responses.tunnel(request, services: services.loopServices, policy: connectPolicy)
         }
         if request.uri.hasPrefix(offlinePrefix) { return offline(request) }
+        let resolver = routing.resolver
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
-                                resolver: routing.resolver, cacheAvailable: resources.store.isAvailable) {
+                                resolver: resolver, cacheAvailable: resources.store.isAvailable) {
         case let .home(url, form, checkAddress):
-            let target = homes.home(of: url.description)
-            guard target !== self else { return answer(request, url: url, form: form, checkAddress: checkAddress) }
+            // The home is the key's: viewers whose signed URLs share a key share a home.
+            let key = resolver.cacheKey(url)
+            let target = homes.home(of: key)
+            guard target !== self else { return answer(request, url: url, key: key, form: form, checkAddress: checkAddress) }
             let remote = RemoteRequest(request, connection: mailbox, home: target.mailbox)
-            target.mailbox.post { target.answer(remote, url: url, form: form, checkAddress: checkAddress) }
+            target.mailbox.post { target.answer(remote, url: url, key: key, form: form, checkAddress: checkAddress) }
         case let .refuse(status, reason, forward, allow):
             metrics.requests += 1
             // Recorded as a pass-through response is.
@@ -57,16 +60,17 @@ extension Home {
         answer(request) { [services] in services.loopServices.finished(request, $0) }
     }
 
-    /// Answers `request` for the resource at `url` with a cache exchange here. A key is fetched
-    /// each time unless `cache_keys` says otherwise; a downloaded asset's key is pinned and
-    /// served from the cache, because offline playback needs it.
-    func answer(_ request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+    /// Answers `request` for the resource at `url` (stored under `key`, see
+    /// `TargetResolver.cacheKey`) with a cache exchange here. A key is fetched each time unless
+    /// `cache_keys` says otherwise; a downloaded asset's key is pinned and served from the cache,
+    /// because offline playback needs it.
+    func answer(_ request: any ClientRequest, url: UpstreamURL, key: String, form: RequestForm, checkAddress: Bool) {
         metrics.requests += 1
-        if !cacheKeys && resources.playlists.isKey(url) && resources.store.lookup(url.description, now: loop.wallClock())?.pinned != true {
+        if !cacheKeys && resources.playlists.isKey(url) && resources.store.lookup(key, now: loop.wallClock())?.pinned != true {
             return responses.passThrough(request, services: services.loopServices, url: url, form: form,
                                          checkAddress: checkAddress, reason: "key")
         }
-        let exchange = CacheExchange(services: services, request: request, url: url, form: form, checkAddress: checkAddress)
+        let exchange = CacheExchange(services: services, request: request, url: url, key: key, form: form, checkAddress: checkAddress)
         responses.keep(exchange, for: request)
         exchange.begin()
     }

@@ -36,6 +36,8 @@ struct DownloadAdd: ParsableCommand {
     var window: String?
     @Option(help: "The most bytes a second it may fetch, like 2M or 500K (besides download_rate_limit).")
     var rate: String?
+    @Option(help: "Artwork to show with it: a PNG or JPEG file (at most 1 MiB), or a URL eddy may fetch.")
+    var artwork: String?
     @Flag(help: "Follow the download until it ends, with a progress bar on a terminal.")
     var wait = false
 
@@ -44,11 +46,20 @@ struct DownloadAdd: ParsableCommand {
         if from != nil && wait { throw ValidationError("--wait follows one download: not with --from") }
     }
 
+    /// `--artwork`: a file is sent as a data: URI; anything else is a URL for eddy to fetch.
+    private func artworkValue() throws -> String? {
+        guard let artwork else { return nil }
+        guard FileManager.default.fileExists(atPath: artwork) else { return artwork }
+        guard let data = FileManager.default.contents(atPath: artwork) else { throw ValidationError("--artwork \(artwork): cannot be read") }
+        guard data.count <= 1 << 20 else { throw ValidationError("--artwork \(artwork): \(data.count) bytes; at most 1 MiB") }
+        return "data:application/octet-stream;base64," + data.base64EncodedString()
+    }
+
     /// What this command asks for, as the API's JSON says it.
     func spec() throws -> DownloadSpec {
         var spec = DownloadSpec(url: url ?? "", title: title, variant: variant, variantIndex: variantIndex,
                                 audio: audio.map { DownloadConfiguration.list($0) }, subtitles: subtitles.map { DownloadConfiguration.list($0) },
-                                priority: priority, expires: expires, duration: duration, window: window, rate: rate)
+                                priority: priority, expires: expires, duration: duration, window: window, rate: rate, artwork: try artworkValue())
         if !aux.isEmpty {
             spec.auxiliary = try aux.map { text in
                 do {

@@ -53,6 +53,28 @@ final class ConfigFileTests: XCTestCase {
         assertConfigError("download_window: \"01:00-01:00\"\n", mentions: "download_window")
     }
 
+    // MARK: cache_key (issue 31)
+
+    func test_cacheKey_rulesByMappedPrefixHostOrURLPrefix() throws {
+        let c = try apply("""
+            cache_key:
+              - { prefix: /cdn/, ignore_query: [Expires, Signature, Key-Pair-Id] }
+              - { host: "*.akamaized.net", ignore_query: [hdnts] }
+              - { url: "https://media.example.com/vod/", ignore_query: all }
+            origins:
+              - { prefix: /cdn/, url: "http://cdn.example.com/films" }
+            """)
+        XCTAssertEqual(c.cacheKeyRules.key(for: url("http://cdn.example.com/films/a.mp4?Signature=1&Expires=2&n=3")),
+                       "http://cdn.example.com/films/a.mp4?n=3", "a mapped prefix is its origin's URL, wherever origins: is")
+        XCTAssertEqual(c.cacheKeyRules.key(for: url("http://a.akamaized.net/x.ts?hdnts=1")), "http://a.akamaized.net/x.ts")
+        XCTAssertEqual(c.cacheKeyRules.key(for: url("https://media.example.com/vod/x.ts?t=1")), "https://media.example.com/vod/x.ts")
+        XCTAssertEqual(ProxyConfig().cacheKeyRules, CacheKeyRules(), "off by default")
+        assertConfigError("cache_key:\n  - { prefix: /nowhere/, ignore_query: all }\n", mentions: "origins")
+        assertConfigError("cache_key:\n  - { host: \"*.x.net\", ignore_query: some }\n", mentions: "ignore_query")
+        assertConfigError("cache_key:\n  - { ignore_query: all }\n", mentions: "prefix, a host or a url")
+        assertConfigError("cache_key:\n  - { host: a.net, ignore: all }\n", mentions: "unknown field")
+    }
+
     // MARK: apply: empty and structure
 
     func test_apply_emptyDocument_keepsBase() throws {

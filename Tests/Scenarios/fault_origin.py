@@ -85,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def remember(self, path, body=b""):
         with LOCK:
-            LAST[path] = {"method": self.command, "headers": [[k, v] for k, v in self.headers.items()],
+            LAST[path] = {"method": self.command, "target": self.path, "headers": [[k, v] for k, v in self.headers.items()],
                           "length": len(body), "sha256": hashlib.sha256(body).hexdigest()}
 
     def do_POST(self):

@@ -2,9 +2,9 @@
 started through the API appears and its bar rises, a purge from the page removes the resource,
 and a screenshot is saved beside the test results (.build/test-results/dashboard.png). Also:
 what eddy serves is exactly the committed page, script, style and OpenAPI document."""
-import json, os, time, urllib.parse
+import json, os, subprocess, time, urllib.parse
 import pytest
-from conftest import ROOT, Eddy, FaultOrigin, request, wait_for
+from conftest import EDDY, ROOT, Eddy, FaultOrigin, request, wait_for
 from test_downloads import ASSET, api, make_asset
 
 from selenium import webdriver
@@ -100,6 +100,62 @@ def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_pa
         assert errors == [], errors
     finally:
         request(fo.port, "/_set?rate=0")
+        if e:
+            e.stop()
+        fo.stop()
+
+
+def test_downloads_show_artwork_title_window_and_cap_like_the_settings_list(origins, tmp_path, browser):
+    """Issue 31, item 5: artwork given as a file (the CLI sends it) and as a URL (eddy fetches it),
+    served at /api/downloads/{id}/artwork and drawn by the page, with the title, the window and the cap."""
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path))
+    e = None
+    try:
+        png = str(tmp_path / "poster.png")
+        r = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x90:duration=1", "-frames:v", "1", png],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        jpg = os.path.join(fo.www, "poster.jpg")
+        r = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x90:duration=1", "-frames:v", "1", jpg],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        open(os.path.join(fo.www, "film.bin"), "wb").write(os.urandom(2 << 20))
+        open(os.path.join(fo.www, "big.png"), "wb").write(b"\x89PNG\r\n\x1a\n" + os.urandom(1 << 20))
+        e = Eddy(str(tmp_path), ng, fo)
+        admin = ["--admin", "127.0.0.1:%d" % e.admin]
+        out = subprocess.run([EDDY, "download", "add", "/f/film.bin", "--title", "A film", "--artwork", png, "--window", "00:00-23:59",
+                              "--rate", "1M", *admin], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        one = out.stdout.split()[0]
+        status, two = api(e, "POST", "/api/downloads", {"url": "/f/film.bin", "title": "Same film, poster by URL",
+                                                        "artwork": "/f/poster.jpg"})
+        assert status == 201 and two["artwork"] == "/api/downloads/%s/artwork" % two["id"], two
+        for id, path, ctype in [(one, png, "image/png"), (two["id"], jpg, "image/jpeg")]:
+            r = request(e.admin, "/api/downloads/%s/artwork" % id)
+            assert r.status == 200 and r.h("Content-Type") == ctype and r.body == open(path, "rb").read(), (id, r.status)
+        status, bad = api(e, "POST", "/api/downloads", {"url": "/f/film.bin", "artwork": "/f/film.bin"})
+        assert status == 400 and "at most 1 MiB" in bad["error"], bad
+        status, bad = api(e, "POST", "/api/downloads", {"url": "/f/film.bin", "artwork": "/f/big.png"})
+        assert status == 400 and "at most 1 MiB" in bad["error"], bad
+        status, bad = api(e, "POST", "/api/downloads", {"url": "/f/film.bin", "artwork": "data:image/png;base64,aGVsbG8="})
+        assert status == 400 and "not a PNG or JPEG" in bad["error"], bad
+        assert request(e.admin, "/api/downloads/%s/artwork" % api(e, "POST", "/api/downloads", {"url": "/f/film.bin"})[1]["id"]).status == 204
+        assert request(e.admin, "/api/downloads/nosuchid/artwork").status == 404
+
+        browser.get("http://127.0.0.1:%d/" % e.admin)
+        wait_for(lambda: browser.find_element(By.ID, "status").text == "live", 20, what="the page live")
+        drawn = lambda id: browser.execute_script(
+            "const i = document.querySelector(arguments[0]); return i && i.complete ? i.naturalWidth : 0",
+            '.download[data-id="%s"] img.artwork' % id)
+        wait_for(lambda: drawn(one) == 160 and drawn(two["id"]) == 160, 20, what="both posters drawn")
+        row = browser.execute_script("return document.querySelector(arguments[0]).textContent", '.download[data-id="%s"]' % one)
+        assert "A film" in row and "window 00:00-23:59" in row and "cap 1.0 MB/s" in row, row
+        os.makedirs(RESULTS, exist_ok=True)
+        assert browser.save_screenshot(os.path.join(RESULTS, "dashboard-artwork.png"))
+        errors = [l for l in browser.get_log("browser") if l["level"] == "SEVERE"]
+        assert errors == [], errors
+    finally:
         if e:
             e.stop()
         fo.stop()

@@ -267,3 +267,20 @@ def test_caps_are_measured_changed_live_and_never_slow_a_player(setup, tmp_path)
     assert sha(e.get("/f/own.bin").body) == sha(small)
     status, bad = api(e, "PATCH", "/api/downloads/" + k["id"], {"rate": "fast"})
     assert status == 400 and "rate" in bad["error"], bad
+
+
+def test_aria2_reads_the_file_in_parallel_ranges_through_eddy_while_it_downloads(setup, tmp_path):
+    """A parallel range client (aria2c -x4 -s4, from Debian) through eddy while eddy's own download
+    of the same file runs: byte-exact, and the origin sends each byte about once (the client's
+    ranges and the download's share the coordinator's fills)."""
+    e, fo, data = setup()
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?rate=%d" % (fo.port, 4 << 20)], timeout=10).returncode == 0
+    j = add(e)
+    wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"] > 0, 30, 0.1, what="the download under way")
+    r = subprocess.run(["aria2c", "-x4", "-s4", "-k1M", "-q", "--file-allocation=none", "-d", str(tmp_path), "-o", "got.mp4",
+                        "http://127.0.0.1:%d/f/movie.mp4" % e.port], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sha(open(tmp_path / "got.mp4", "rb").read()) == sha(data)
+    wait_done(e, j["id"], timeout=120)
+    # Shared: far less than twice the file (only blocks both asked for at once may come twice).
+    assert origin_bytes(fo) <= len(data) * 1.25, (origin_bytes(fo), len(data))

@@ -23,7 +23,7 @@ extension Coordinators {
     /// vary is stored under the URL's key, replacing any marker; variants left behind are never
     /// looked up again and leave with eviction.
     func storageKey(for fetch: FetchContext, responseHeaders: HTTPHeaders, now: Int) -> String {
-        let base = fetch.url.description
+        let base = fetch.base
         let fields = VaryKey.fields(responseHeaders.values("Vary")) ?? []
         guard !fields.isEmpty else { return base }
         if cache.lookup(base, now: now)?.meta.varyMarkerFields != fields {

@@ -13,12 +13,17 @@ package struct FetchContext {
     /// The cache key the fill is discovered under: the URL's, or the variant's the client selects
     /// (see `Coordinators.resolve`).
     let key: String
+    /// The URL's own cache key (`TargetResolver.cacheKey`: the URL, less the query parameters a
+    /// `cache_key` rule leaves out), which a varying response's variants hang from.
+    let base: String
     /// The byte rates a download's fetch keeps to (its own `--rate`, `download_rate_limit`):
     /// applied while no player reads the fill (see `FillSession.rateWait`). None for players.
     let limiters: [RateLimiter]
 
-    package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil, limiters: [RateLimiter] = []) {
+    package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil, base: String? = nil,
+                 limiters: [RateLimiter] = []) {
         self.limiters = limiters
+        self.base = base ?? key ?? url.description
         self.url = url
         self.checkAddress = checkAddress
         self.client = client

@@ -16,9 +16,10 @@ package final class HLSDirectory: Sendable {
 
     package init() {}
 
-    /// Records the segments of a media playlist fetched from `base`, each with the `depth` after it.
-    func learn(_ playlist: HLSPlaylist, base: UpstreamURL, depth: Int) {
-        let keys = playlist.keyURIs.compactMap { URIReference.resolve($0, against: base)?.description }
+    /// Records the segments of a media playlist fetched from `base`, each with the `depth` after
+    /// it, by cache key (`keyOf`, see `TargetResolver.cacheKey`: a request finds them by its key).
+    func learn(_ playlist: HLSPlaylist, base: UpstreamURL, depth: Int, keyOf: (UpstreamURL) -> String = { $0.description }) {
+        let keys = playlist.keyURIs.compactMap { URIReference.resolve($0, against: base).map(keyOf) }
         var learned: [(String, [UpstreamURL])] = []
         if depth > 0 {
             let segments = playlist.segmentURIs.compactMap { URIReference.resolve($0, against: base) }
@@ -30,7 +31,7 @@ package final class HLSDirectory: Sendable {
                     if segments[j] != s && !next.contains(segments[j]) { next.append(segments[j]) }
                     j += 1
                 }
-                learned.append((s.description, next))
+                learned.append((keyOf(s), next))
             }
         }
         let capacity = capacity

@@ -40,7 +40,7 @@ package final class Playlists {
     }
 
     /// True when `url` was named as a key (`EXT-X-KEY`) by a playlist seen so far.
-    package func isKey(_ url: UpstreamURL) -> Bool { directory.isKeyURL(url.description) }
+    package func isKey(_ url: UpstreamURL) -> Bool { directory.isKeyURL(resolver.cacheKey(url)) }
 
     /// True when the stored resource is an HLS playlist: by media type, by .m3u8/.m3u path, or, for
     /// generic types, by a body starting with #EXTM3U.
@@ -89,7 +89,10 @@ package final class Playlists {
     /// Learns what a media playlist fetched from `url` says: its segments in order (for prefetch)
     /// and its keys (the key rule). Home loop.
     package func learn(_ playlist: HLSPlaylist, url: UpstreamURL) {
-        if case .multivariant = playlist.kind {} else { directory.learn(playlist, base: url, depth: prefetchSegments) }
+        if case .multivariant = playlist.kind {} else {
+            let resolver = self.resolver
+            directory.learn(playlist, base: url, depth: prefetchSegments, keyOf: resolver.cacheKey)
+        }
     }
 
     /// `playlist` rewritten for `form`, as a response: the origin's validator does not name
@@ -105,12 +108,15 @@ package final class Playlists {
     }
 
     /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`.
-    /// URIs eddy may not fetch, and non-HTTP ones, stay as written.
+    /// URIs eddy may not fetch, and non-HTTP ones, stay as written. Under a `cache_key` rule the
+    /// playlist is stored once for every viewer; the URIs it names keep the requesting viewer's
+    /// own parameters (its signature), not those of the viewer it was fetched for.
     static func rewrite(_ playlist: HLSPlaylist, url: UpstreamURL, form: RequestForm, resolver: TargetResolver) -> HLSPlaylist {
         var p = playlist
+        let viewer = resolver.cacheKeys.viewerParameters(of: url)
         p.rewriteURIs { uri in
             guard let target = URIReference.resolve(uri, against: url) else { return nil }
-            return resolver.eddyTarget(for: target, form: form)
+            return resolver.eddyTarget(for: resolver.cacheKeys.personalize(target, for: viewer), form: form)
         }
         return p
     }
@@ -131,7 +137,8 @@ package final class Playlists {
 
     /// Fetches `next` into the cache unless it is there or on its way. On its home.
     func prefetch(segment next: UpstreamURL) {
-        let k = next.description
+        let resolver = self.resolver
+        let k = resolver.cacheKey(next)
         if coordinators.isDiscovering(k) { return }
         // A playlist may name any URL; prefetch fetches only what the gate allows, with the
         // address check the gate asks for (the playlist request's own does not carry over).
@@ -139,7 +146,7 @@ package final class Playlists {
             logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
             return
         }
-        let fetch = FetchContext(url: next, checkAddress: checkAddress)
+        let fetch = FetchContext(url: next, checkAddress: checkAddress, base: k)
         if let r = cache.lookup(k, now: loop.wallClock()) {
             // A prefetch ticket from the first missing byte to the end: the coordinator fills
             // the gaps, sharing any fill a player starts meanwhile, and closes it when done.

@@ -81,7 +81,8 @@ package final class ResourceHome: LoopHome {
                               loop: loop, prefetchSegments: settings.prefetchSegments, directory: shared.directory)
         playlists.cacheAvailable = store.isAvailable
         let homes = shared.homes
-        playlists.onHomeOf = { url, body in homes.run(onHomeOf: url.description) { body($0.playlists) } }
+        let routing = shared.routing
+        playlists.onHomeOf = { url, body in homes.run(onHomeOf: routing.resolver.cacheKey(url)) { body($0.playlists) } }
         memory = MemoryTier(budget: settings.memoryBudget)
         store.onEvict = { [metrics] _ in metrics.evictions += 1 }
         store.evictElsewhere = { stripe, victims in

@@ -13,7 +13,8 @@ final class CacheExchange {
     let services: ExchangeServices
     let request: any ClientRequest
     let url: UpstreamURL
-    /// The URL's cache key.
+    /// The URL's cache key (`TargetResolver.cacheKey`: the URL, less what a `cache_key` rule
+    /// leaves out); the fills it starts still ask for `url` whole.
     let base: String
     /// The key this response reads: `base`, or the variant the request selects (RFC 9111
     /// section 4.1), known after the lookup.
@@ -62,12 +63,12 @@ final class CacheExchange {
     static let stepBytes = 256 << 10
     static let highWater = 256 << 10
 
-    init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, form: RequestForm, checkAddress: Bool) {
+    init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, key: String, form: RequestForm, checkAddress: Bool) {
         self.services = services
         self.request = request
         self.url = url
         self.form = form
-        self.base = url.description
+        self.base = key
         self.key = base
         self.checkAddress = checkAddress
     }
@@ -76,7 +77,7 @@ final class CacheExchange {
 
     var coordinators: Coordinators { services.coordinators }
     /// What fills this response starts send upstream: the client's end-to-end fields and chain.
-    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self, key: key) }
+    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self, key: key, base: base) }
     /// The client's fields for fills (`FetchClient`), built when the first fill asks.
     lazy var forwardedFields = services.upstreamFields(for: request, fill: true)
     var userAgent: String? { request.headers["User-Agent"] }

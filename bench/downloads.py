@@ -99,7 +99,8 @@ http {{
 
 def admin(port, method, path, body=None):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    c.request(method, path, body=json.dumps(body) if body is not None else None)
+    c.request(method, path, body=json.dumps(body) if body is not None else None,
+              headers={"Content-Type": "application/json"} if body is not None else {})
     r = c.getresponse()
     data = json.loads(r.read() or b"null")
     c.close()

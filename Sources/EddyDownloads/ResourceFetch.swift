@@ -43,6 +43,8 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
     private var reportedBytes = -1
 
     package var isWaiting: Bool { !done }
+    /// A download's: its wait is not a player's (a rate limit applies to the fill it waits on).
+    package var waiterPriority: FetchPriority { .download }
 
     init(coordinators: Coordinators, url: UpstreamURL, key: String, checkAddress: Bool, range: Range<Int>? = nil, limiters: [RateLimiter] = [],
          revalidate: ((CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {

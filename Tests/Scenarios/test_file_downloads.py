@@ -284,3 +284,26 @@ def test_aria2_reads_the_file_in_parallel_ranges_through_eddy_while_it_downloads
     wait_done(e, j["id"], timeout=120)
     # Shared: far less than twice the file (only blocks both asked for at once may come twice).
     assert origin_bytes(fo) <= len(data) * 1.25, (origin_bytes(fo), len(data))
+
+
+def test_an_hls_download_is_capped_too(origins, tmp_path):
+    """Segments are discovered by the download itself (nothing stored): its own wait on those fills
+    is not a player's, so the cap holds there too."""
+    from test_downloads import ASSET, make_asset
+    fo = FaultOrigin(str(tmp_path))
+    e = None
+    try:
+        make_asset(os.path.join(fo.www, ASSET))
+        e = Eddy(str(tmp_path), origins[0], fo, ["--download-rate-limit", "256K"])
+        status, j = api(e, "POST", "/api/downloads", {"url": "/f/%s/master.m3u8" % ASSET, "variant_index": 2, "audio": ["en"]})
+        assert status == 201, j
+        wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["segments_done"] > 0, 20, 0.1, what="a segment stored")
+        time.sleep(0.5)
+        rate = eddy_rate(e, 3)
+        assert 0.6 * (256 << 10) <= rate <= 1.15 * (256 << 10), rate
+        j = api(e, "GET", "/api/downloads/" + j["id"])[1]
+        assert j["state"] == "running", j  # still going: the asset is larger than 4 s at the cap
+    finally:
+        if e:
+            e.stop()
+        fo.stop()

@@ -19,8 +19,11 @@ package protocol HeadWaiter: AnyObject {
     /// An interim (1xx) head came before the final one: a response forwards it if its own head
     /// has not gone out (RFC 9110 section 15.2).
     func interimArrived(_ head: UpstreamHead)
+    /// How urgently it wants the fill: a client's response `.playback`, a download `.download`.
+    var waiterPriority: FetchPriority { get }
 }
 
 extension HeadWaiter {
     package func interimArrived(_ head: UpstreamHead) {}
+    package var waiterPriority: FetchPriority { .playback }
 }

@@ -267,7 +267,9 @@ package final class FillSession {
     /// The highest priority of those who want this fill's bytes: a response waiting for its head,
     /// or the tickets open on its resource. Nil when nobody does.
     package var wantedPriority: FetchPriority? {
-        if headWaiters.contains(where: { $0.isWaiting }) { return .playback }
-        return resource.flatMap { coordinators.of($0).machine.highestPriority }
+        let waiting = headWaiters.filter(\.isWaiting).map(\.waiterPriority).max()
+        if waiting == .playback { return .playback }
+        let tickets = resource.flatMap { coordinators.of($0).machine.highestPriority }
+        return [waiting, tickets].compactMap { $0 }.max()
     }
 }

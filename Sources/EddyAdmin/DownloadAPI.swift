@@ -146,6 +146,16 @@ package final class DownloadAPI {
         guard renditions || body.rate != nil else {
             return self.error(request, 400, "nothing to change: give \"audio\", \"subtitles\" or \"rate\"")
         }
+        if renditions && job.kind == .file {
+            return self.error(request, 400, "audio, subtitles: only for HLS downloads, and download \(job.id) is a file")
+        }
+        if let rate = body.rate {
+            var checked = job.spec
+            checked.rate = rate
+            if !(rate.trimmingOWS().isEmpty || ByteSize.parse(rate) == 0) {
+                do { _ = try checked.rateLimit() } catch { return self.error(request, error.status, error.description) }
+            }
+        }
         if let rate = body.rate {
             do { try engine.setRate(job, rate) } catch { return self.error(request, error.status, error.description) }
         }

@@ -82,6 +82,9 @@ extension DownloadEngine {
         storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
             guard let self, job.planGeneration == generation, planWanted(job, fetch: fetch) else { return }
             adoptPlan(job, plan, master: nil, stored: stored, fetch: fetch)
+            // Built from the cache alone, without asking whether the origin takes ranges: a
+            // run probes first and plans again.
+            if !fetch { job.planStale = true }
         }
     }
 }

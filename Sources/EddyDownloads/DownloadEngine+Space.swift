@@ -62,11 +62,12 @@ extension DownloadEngine {
     func release(_ job: DownloadJob, delete: Bool, then done: @escaping () -> Void) {
         var kept = Set<String>()
         for other in jobs where other !== job && other.state.holdsPins {
-            for u in other.plan?.units ?? [] { kept.insert(u.url.description) }
+            for u in other.plan?.units ?? [] { kept.insert(resolver.cacheKey(u.url)) }
         }
-        let units = (job.plan?.units ?? []).filter { !kept.contains($0.url.description) }
-        // The space check runs in `done`: the pinned bytes it reads must not count these.
+        // By key: two jobs of one asset signed differently hold the same stored copies.
         let resolver = self.resolver
+        let units = (job.plan?.units ?? []).filter { !kept.contains(resolver.cacheKey($0.url)) }
+        // The space check runs in `done`: the pinned bytes it reads must not count these.
         homes.ask(units, by: { resolver.cacheKey($0.url) }, { h, mine -> [Void] in
             let now = h.loop.wallClock()
             for u in mine {

@@ -52,7 +52,7 @@ extension DownloadEngine {
             if held { report.filesHeld += 1 }
             guard !held || audit.bytesDropped > 0 else { continue }
             if doneNow(i) || audit.bytesDropped > 0 { report.damaged.append(plan.units[i].url.pathAndQuery) }
-            if doneNow(i) { lost.insert(plan.units[i].url.description) }
+            if doneNow(i) { lost.insert(resolver.cacheKey(plan.units[i].url)) }
         }
         logger.info("download verified", metadata: ["id": "\(job.id)", "files": "\(report.files)", "held": "\(report.filesHeld)",
                                                      "damaged": "\(report.damaged.count)", "bytes_checked": "\(report.bytesChecked)"])

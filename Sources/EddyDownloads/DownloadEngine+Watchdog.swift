@@ -1,3 +1,4 @@
+import EddyCache
 import EddyLoop
 
 /// The last line of defence against a job that waits for nothing: every fetch a job starts is
@@ -19,10 +20,18 @@ extension DownloadEngine {
                 job.lastMove = (now, bytes, job.fetchesEnded)
                 continue
             }
-            guard now - job.lastMove.at >= settings.stallTimeout else { continue }
+            guard now - job.lastMove.at >= stallLimit(job) else { continue }
             restartStalled(job, idle: now - job.lastMove.at)
             job.lastMove = (now, -1, -1)
         }
+    }
+
+    /// Seconds without a move that make a stall: `stall_timeout`, or longer under a cap slow
+    /// enough that a block of each fetch takes longer to confirm (bytes count by the block).
+    private func stallLimit(_ job: DownloadJob) -> Double {
+        let caps = [job.rateLimiter.rate, rateLimiter.rate].filter { $0 > 0 }
+        guard let cap = caps.min() else { return settings.stallTimeout }
+        return max(settings.stallTimeout, 2 * Double(job.fetches.count * CacheStore.blockSize) / Double(cap))
     }
 
     private func restartStalled(_ job: DownloadJob, idle: Double) {

@@ -30,10 +30,12 @@ struct DownloadAddList {
                 failed.append((line.number, DownloadAdd.message(for: error)))
             }
         }
-        if !posted.isEmpty {
-            let body = try options.call("POST", "/api/downloads", json: JSONEncoder().encode(posted.map(\.spec)))
+        // The API takes at most 1,000 items a request.
+        for start in stride(from: 0, to: posted.count, by: 1000) {
+            let batch = Array(posted[start..<min(start + 1000, posted.count)])
+            let body = try options.call("POST", "/api/downloads", json: JSONEncoder().encode(batch.map(\.spec)))
             let results = (try? JSONSerialization.jsonObject(with: body)) as? [[String: Any]] ?? []
-            for (i, p) in posted.enumerated() {
+            for (i, p) in batch.enumerated() {
                 let r = i < results.count ? results[i] : [:]
                 if let id = r["id"] as? String { print("\(id) \(p.spec.url)") } else {
                     failed.append((p.line, "\(r["status"] as? Int ?? 0): \(r["error"] as? String ?? "no answer")"))

@@ -83,3 +83,25 @@ def test_a_stored_playlist_names_segments_with_each_viewers_own_signature(setup)
         assert seg.status == 200 and len(seg.body) == 100 << 10
     assert origin(fo, "/show/index.m3u8")["requests"] == 1
     assert origin(fo, "/show/seg0.ts")["requests"] == 1
+
+
+def test_deleting_one_signed_download_keeps_what_another_signature_holds(setup):
+    e, fo, data = setup
+    ids = []
+    for who in ("alice", "bob"):
+        status, j = api(e, "POST", "/api/downloads", {"url": "/f/film.bin?" + SIGNED % (1, who)})
+        assert status == 201, j
+        ids.append(wait_done(e, j["id"])["id"])
+    assert origin(fo, "/film.bin")["bytes"] == len(data)
+    assert api(e, "DELETE", "/api/downloads/" + ids[0])[0] == 200
+    # The copy is the other download's too: still pinned and whole, served with the origin gone.
+    j = api(e, "GET", "/api/downloads/" + ids[1])[1]
+    assert j["state"] == "completed" and j["pinned_bytes"] == len(data), j
+    assert e.metrics()["eddy_cache_pinned_bytes"] >= len(data)
+    fo.stop()
+    r = e.get("/f/film.bin?" + SIGNED % (9, "carol"))
+    assert r.status == 200 and sha(r.body) == sha(data)
+    # PATCH of renditions on a file is refused at once, and the rate with it is not applied.
+    status, bad = api(e, "PATCH", "/api/downloads/" + ids[1], {"audio": ["en"], "rate": "1M"})
+    assert status == 400 and "only for HLS" in bad["error"], bad
+    assert api(e, "GET", "/api/downloads/" + ids[1])[1]["rate_limit"] is None

@@ -180,8 +180,10 @@ package final class Coordinators {
         if !pausedFills.isEmpty { resumeTimer.schedule(after: 0.05) }
     }
 
-    /// A response started waiting on `c`'s resource: its paused fills must run.
-    func waiterArrived(_ c: ResourceCoordinator) {
+    /// A response (`player`) or a download started waiting on `c`'s resource: its paused fills
+    /// must run, and a player's wait ends a download's rate pause too.
+    func waiterArrived(_ c: ResourceCoordinator, player: Bool) {
+        if player { for f in c.fills { f.playerArrived() } }
         if pausedFills.contains(where: { $0.resource === c.resource }) { resumeTimer.schedule(after: 0) }
     }
 }

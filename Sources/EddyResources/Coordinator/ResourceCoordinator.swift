@@ -125,7 +125,7 @@ package final class ResourceCoordinator {
     /// Ticket `t` found nothing readable at its position: performs the policy's answer.
     func need(_ t: Ticket) {
         let r = resource
-        if t.priority > .prefetch { coordinators.waiterArrived(self) }
+        if t.priority > .prefetch { coordinators.waiterArrived(self, player: t.priority == .playback) }
         switch machine.need(t.id, length: r.meta.length, confirmed: r.confirmed,
                             hasValidator: r.meta.ifRangeValidator != nil, fills: fillViews()) {
         case let .wait(coalesced):

@@ -12,7 +12,7 @@ extension FillSession {
         }
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
         let c = coordinators.of(r)
-        if let wait = rateWait(bytes.count) {
+        if let wait = rateWait() {
             pauseForRate(wait)
             return .pause
         }
@@ -32,6 +32,7 @@ extension FillSession {
             fail(reason)
             return .abort
         case let .write(count):
+            for l in fetch.limiters { l.take(count) } // only what is written counts against a cap
             coordinators.metrics.bytesFromOrigin += bytes.count
             let chunk = UnsafeRawBufferPointer(rebasing: bytes[..<count])
             guard coordinators.cache.write(r, offset: cursor, bytes: chunk) else {
@@ -51,18 +52,23 @@ extension FillSession {
         }
     }
 
-    /// Seconds a download's fill waits before `count` more bytes (its rate limiters, see
-    /// `FetchContext.limiters`); nil to take them now. A fill a player reads is never held back:
+    /// Seconds a download's fill waits before more bytes (its rate limiters, see
+    /// `FetchContext.limiters`); nil to go on now (the bytes written are taken then: a chunk held
+    /// back comes again and must not count twice). A fill a player reads is never held back:
     /// the player's wait is the point of the fetch.
-    private func rateWait(_ count: Int) -> Double? {
+    private func rateWait() -> Double? {
         guard !fetch.limiters.isEmpty, wantedPriority != .playback else { return nil }
         let now = EventLoop.monotonic()
-        // Every limiter must have room; only then is the chunk taken from all of them (a chunk
-        // held back comes again, and must not have been counted).
         let wait = fetch.limiters.reduce(0.0) { Swift.max($0, $1.wait(now: now)) }
-        guard wait == 0 else { return wait }
-        for l in fetch.limiters { l.take(count) }
-        return nil
+        return wait > 0 ? wait : nil
+    }
+
+    /// A player began to wait on this fill's resource: a rate pause ends now.
+    func playerArrived() {
+        guard let timer = rateTimer else { return }
+        timer.cancel()
+        rateTimer = nil
+        resume()
     }
 
     /// Pauses the transfer (curl keeps the chunk and gives it again) until the limiter's wait is

@@ -146,7 +146,8 @@ package final class Playlists {
             logger.debug("prefetch refused by the upstream gate", metadata: ["url": "\(next)"])
             return
         }
-        let fetch = FetchContext(url: next, checkAddress: checkAddress, base: k)
+        // Filed under `k` as a discovery, and cleared under the fill's key: the same string.
+        let fetch = FetchContext(url: next, checkAddress: checkAddress, key: k, base: k)
         if let r = cache.lookup(k, now: loop.wallClock()) {
             // A prefetch ticket from the first missing byte to the end: the coordinator fills
             // the gaps, sharing any fill a player starts meanwhile, and closes it when done.

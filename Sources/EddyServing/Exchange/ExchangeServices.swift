@@ -80,17 +80,19 @@ final class ExchangeServices {
     /// whichever loop, can not get a hit on what it has just changed; each stored response is
     /// then marked stale on its home, which handles that before any request posted after it.
     func invalidate(_ url: UpstreamURL, alsoNamedBy others: [String?]) {
+        let resolver = routing.resolver
         for t in ExchangeServices.invalidationTargets(url, alsoNamedBy: others) {
-            hitSnapshots?.revoke(key: t.description)
-            homes.run(onHomeOf: t.description) { $0.services.invalidateStored(t) }
+            let key = resolver.cacheKey(t)
+            hitSnapshots?.revoke(key: key)
+            homes.run(onHomeOf: key) { $0.services.invalidateStored(t, key: key) }
         }
     }
 
-    /// Marks the stored responses for `t` (and its variants) stale; on their home.
-    func invalidateStored(_ t: UpstreamURL) {
+    /// Marks the stored responses for `t` (stored under `key`, and its variants) stale; on their home.
+    func invalidateStored(_ t: UpstreamURL, key: String) {
         // A resource a response still reads is only marked stale, which a snapshot would not hear.
-        hitSnapshots?.revoke(key: t.description)
-        for r in coordinators.storedResponses(for: t.description, now: loop.wallClock()) {
+        hitSnapshots?.revoke(key: key)
+        for r in coordinators.storedResponses(for: key, now: loop.wallClock()) {
             coordinators.of(r).invalidate()
             metrics.invalidations += 1
         }

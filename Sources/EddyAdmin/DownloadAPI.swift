@@ -150,20 +150,20 @@ package final class DownloadAPI {
             return self.error(request, 400, "audio, subtitles: only for HLS downloads, and download \(job.id) is a file")
         }
         if let rate = body.rate {
-            var checked = job.spec
-            checked.rate = rate
-            if !(rate.trimmingOWS().isEmpty || ByteSize.parse(rate) == 0) {
-                do { _ = try checked.rateLimit() } catch { return self.error(request, error.status, error.description) }
-            }
+            do { _ = try engine.checkedRate(job, rate) } catch { return self.error(request, error.status, error.description) }
         }
-        if let rate = body.rate {
-            do { try engine.setRate(job, rate) } catch { return self.error(request, error.status, error.description) }
+        // Checked above, so it can not fail; applied once the whole request succeeds.
+        let applyRate = { [engine] in if let rate = body.rate { _ = try? engine.setRate(job, rate) } }
+        guard renditions else {
+            applyRate()
+            return send(request, 200, engine.info(job))
         }
-        guard renditions else { return send(request, 200, engine.info(job)) }
         engine.extend(job, audio: body.audio, subtitles: body.subtitles) { [weak self] result in
             guard let self else { return }
             switch result {
-            case let .success(job): send(request, 200, engine.info(job))
+            case let .success(job):
+                applyRate()
+                send(request, 200, engine.info(job))
             case let .failure(e): self.error(request, e.status, e.description)
             }
         }

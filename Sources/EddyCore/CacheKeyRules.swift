@@ -52,11 +52,10 @@ public struct CacheKeyRules: Equatable, Sendable {
         switch ignored {
         case .all: return String(head)
         case let .names(names):
-            let kept = url.description[url.description.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).filter { pair in
-                let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                return !names.contains(String(name)) && !names.contains(CacheKeyRules.decoded(name))
+            let kept = CacheKeyRules.parameters(of: url.description, after: q).filter {
+                !names.contains(String($0.raw)) && !names.contains($0.name)
             }
-            return kept.isEmpty ? String(head) : head + "?" + kept.joined(separator: "&")
+            return kept.isEmpty ? String(head) : head + "?" + kept.map(\.pair).joined(separator: "&")
         }
     }
 
@@ -64,11 +63,11 @@ public struct CacheKeyRules: Equatable, Sendable {
     /// what identifies one viewer (their signature); empty when no rule applies.
     public func viewerParameters(of url: UpstreamURL) -> [(name: String, pair: Substring)] {
         guard let ignored = ignored(for: url), let q = url.description.firstIndex(of: "?") else { return [] }
-        return url.description[url.description.index(after: q)...].split(separator: "&").compactMap { pair in
-            let name = CacheKeyRules.decoded(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        return CacheKeyRules.parameters(of: url.description, after: q).compactMap { p in
+            guard !p.pair.isEmpty else { return nil }
             switch ignored {
-            case .all: return (name, pair)
-            case let .names(names): return names.contains(name) ? (name, pair) : nil
+            case .all: return (p.name, p.pair)
+            case let .names(names): return names.contains(p.name) ? (p.name, p.pair) : nil
             }
         }
     }
@@ -81,14 +80,22 @@ public struct CacheKeyRules: Equatable, Sendable {
         guard !viewer.isEmpty, ignored(for: target) != nil, let q = target.description.firstIndex(of: "?") else { return target }
         let own = Dictionary(viewer.map { ($0.name, $0.pair) }) { first, _ in first }
         var changed = false
-        let pairs = target.description[target.description.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> Substring in
-            let name = CacheKeyRules.decoded(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            guard let mine = own[name], mine != pair else { return pair }
+        let pairs = CacheKeyRules.parameters(of: target.description, after: q).map { p -> Substring in
+            guard let mine = own[p.name], mine != p.pair else { return p.pair }
             changed = true
             return mine
         }
         guard changed else { return target }
         return UpstreamURL.parse(target.description[..<q] + "?" + pairs.joined(separator: "&")) ?? target
+    }
+
+    /// The `name=value` pairs of the query that starts after `q` in `url`, in order, empty ones
+    /// kept: each with its name as written and decoded.
+    static func parameters(of url: String, after q: String.Index) -> [(raw: Substring, name: String, pair: Substring)] {
+        url[url.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let raw = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return (raw, decoded(raw), pair)
+        }
     }
 
     /// A name with its percent-escapes decoded (ASCII only), as a rule names it.

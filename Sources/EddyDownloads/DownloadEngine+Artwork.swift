@@ -21,9 +21,7 @@ extension DownloadEngine {
         }
         // At most a block past the limit is fetched, whatever the origin holds there.
         let key = resolver.cacheKey(url)
-        var fetch: HomeFetch?
-        fetch = HomeFetch(homes: homes, url: url, key: key, checkAddress: checkAddress, range: 0..<Artwork.maxBytes + 1) { [weak self] outcome in
-            fetch = nil
+        HomeFetch(homes: homes, url: url, key: key, checkAddress: checkAddress, range: 0..<Artwork.maxBytes + 1) { [weak self] outcome in
             guard let self else { return }
             switch outcome {
             case let .failed(reason, status, retryAfter):
@@ -39,8 +37,7 @@ extension DownloadEngine {
                     done(Artwork.check(bytes).map { $0 })
                 })
             }
-        }
-        fetch?.start()
+        }.start()
     }
 
     /// The job's artwork, read from the job database; nil when it has none.

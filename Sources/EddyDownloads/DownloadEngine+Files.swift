@@ -18,10 +18,8 @@ extension DownloadEngine {
             }
         }
         if DownloadKind.namesPlaylist(url.pathAndQuery) { return hls() }
-        var probe: HomeFetch?
-        probe = HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
-                          options: HomeFetch.Options(sniff: true)) { outcome in
-            probe = nil // held by this closure until it has run
+        HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
+                  options: HomeFetch.Options(sniff: true)) { outcome in
             switch outcome {
             case let .failed(reason, status, retryAfter):
                 done(.failure(DownloadEngine.inputError(url, reason, status: status, retryAfter: retryAfter)))
@@ -31,8 +29,7 @@ extension DownloadEngine {
                 if let e = spec.fileOptionsError { return done(.failure(e)) }
                 done(.success(.file))
             }
-        }
-        probe?.start()
+        }.start()
     }
 
     /// The error a failed fetch of a download's URL answers: a 4xx says the URL is wrong (400);
@@ -55,12 +52,11 @@ extension DownloadEngine {
                 planFile(job, length: length, acceptsRanges: true, fetch: false)
             })
         }
-        var probe: HomeFetch?
-        probe = HomeFetch(homes: homes, url: job.url, key: resolver.cacheKey(job.url), checkAddress: job.checkAddress, range: 0..<CacheStore.blockSize,
-                          options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) { [weak self, weak job] outcome in
-            defer { probe = nil }
+        let probe = HomeFetch(homes: homes, url: job.url, key: resolver.cacheKey(job.url), checkAddress: job.checkAddress,
+                              range: 0..<CacheStore.blockSize, options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) {
+            [weak self, weak job] outcome in
             guard let self, let job else { return }
-            job.resolving.removeAll { $0 === probe }
+            job.resolving.removeAll { !$0.isWaiting }
             guard planWanted(job, fetch: true) else { return }
             switch outcome {
             case let .failed(reason, _, retryAfter):
@@ -70,8 +66,8 @@ extension DownloadEngine {
                 planFile(job, length: s.length, acceptsRanges: s.acceptsRanges, fetch: true)
             }
         }
-        if let probe { job.resolving.append(probe) }
-        probe?.start()
+        job.resolving.append(probe)
+        probe.start()
     }
 
     private func planFile(_ job: DownloadJob, length: Int?, acceptsRanges: Bool, fetch: Bool) {

@@ -17,12 +17,18 @@ extension DownloadEngine {
     /// Changes a job's own rate live (`PATCH`); nil or 0 lifts it. The running fetches keep to
     /// the new rate at their next chunk: they hold the same limiter.
     package func setRate(_ job: DownloadJob, _ text: String?) throws(DownloadInputError) {
-        var spec = job.spec
-        spec.rate = text.map { String($0.trimmingOWS()) }.flatMap { $0.isEmpty || ByteSize.parse($0) == 0 ? nil : $0 }
-        let rate = try spec.rateLimit() ?? 0
+        let (spec, rate) = try checkedRate(job, text)
         job.spec = spec
         job.rateLimiter.setRate(rate, now: EventLoop.monotonic())
         save(job)
         changed(job)
+    }
+
+    /// The job's spec with its own rate set to `text` (nil, empty or 0: none), and that rate in
+    /// bytes a second; a 400 when it does not parse. Nothing changes.
+    package func checkedRate(_ job: DownloadJob, _ text: String?) throws(DownloadInputError) -> (DownloadSpec, Int) {
+        var spec = job.spec
+        spec.rate = text.map { String($0.trimmingOWS()) }.flatMap { $0.isEmpty || ByteSize.parse($0) == 0 ? nil : $0 }
+        return (spec, try spec.rateLimit() ?? 0)
     }
 }

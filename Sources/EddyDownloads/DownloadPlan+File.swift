@@ -35,15 +35,7 @@ extension DownloadPlan {
     /// A file download's bytes held, as sorted, merged ranges (`done` says which units are stored).
     func heldRanges(done: [Bool]) -> [Range<Int>] {
         guard isFile else { return [] }
-        var out: [Range<Int>] = []
-        for (i, u) in units.enumerated() where i < done.count && done[i] {
-            guard let r = u.range ?? fileLength.map({ 0..<$0 }), !r.isEmpty else { continue }
-            if let last = out.last, last.upperBound >= r.lowerBound {
-                out[out.count - 1] = last.lowerBound..<max(last.upperBound, r.upperBound)
-            } else {
-                out.append(r)
-            }
-        }
-        return out
+        let held = units.indices.filter { $0 < done.count && done[$0] }.compactMap { units[$0].range ?? fileLength.map { 0..<$0 } }
+        return ByteRangeSet(held.filter { !$0.isEmpty }).ranges
     }
 }

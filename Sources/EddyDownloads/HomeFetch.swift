@@ -74,10 +74,15 @@ package final class HomeFetch {
     }
     private var starter: (() -> Void)?
 
+    /// Holds this fetch from `start` until it reports or is cancelled: the home's fetch holds it
+    /// only weakly, so a caller need not keep it to hear the outcome.
+    private var keepAlive: HomeFetch?
+
     /// Starts the fetch on the resource's home.
     func start() {
         guard let s = starter else { return }
         starter = nil
+        keepAlive = self
         if home.isCurrent { s() } else { home.mailbox.post(s) }
     }
 
@@ -85,6 +90,7 @@ package final class HomeFetch {
     func cancel() {
         isWaiting = false
         onDone = nil
+        keepAlive = nil
         if home.isCurrent {
             fetch?.cancel()
             fetch = nil
@@ -104,6 +110,7 @@ package final class HomeFetch {
         guard isWaiting, let f = onDone else { return }
         isWaiting = false
         onDone = nil
+        keepAlive = nil
         f(outcome)
     }
 

@@ -90,7 +90,7 @@ public enum ConfigFile {
             case "download_retries": c.downloadRetries = try positive(value, key)
             case "download_rate_limit":
                 let text = try (value as? Int).map(String.init) ?? string(value, key)
-                guard let n = text == "0" ? 0 : ByteSize.parse(text) else {
+                guard let n = ByteSize.parse(text) else {
                     throw ConfigError(description: "download_rate_limit: expected bytes a second like 4M or 500K (0: no limit)")
                 }
                 c.downloadRateLimit = n

@@ -107,7 +107,7 @@ extension Eddy {
                 if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
             }
             if let offlineWait, !(offlineWait > 0 && offlineWait <= 60) { throw ValidationError("--offline-wait is seconds above 0, at most 60") }
-            if let downloadRateLimit, downloadRateLimit != "0", ByteSize.parse(downloadRateLimit) == nil {
+            if let downloadRateLimit, ByteSize.parse(downloadRateLimit) == nil {
                 throw ValidationError("--download-rate-limit is bytes a second like 4M or 500K (0: no limit)")
             }
             if let workers, workers != "auto", Int(workers).map({ (1...256).contains($0) }) != true {

@@ -61,6 +61,13 @@ package final class DownloadAPI {
             case ("POST", ["resume"]):
                 engine.resume(job)
                 send(request, 200, engine.info(job))
+            case ("POST", ["refresh"]):
+                engine.refresh(job) { [self] result in
+                    switch result {
+                    case let .success(report): send(request, 200, report)
+                    case let .failure(e): error(request, e.status, e.description)
+                    }
+                }
             case ("POST", ["verify"]):
                 engine.verify(job) { [self] report in
                     if let report { send(request, 200, report) } else { error(request, 409, "download \(job.id) has no plan yet") }
@@ -94,7 +101,7 @@ package final class DownloadAPI {
         case 2 where parts[0] == "downloads": return ["GET", "DELETE", "PATCH"]
         case 3 where parts[0] == "downloads":
             switch parts[2] {
-            case "pause", "resume", "verify": return ["POST"]
+            case "pause", "resume", "verify", "refresh": return ["POST"]
             case "export", "file", "log", "events", "artwork": return ["GET"]
             default: return nil
             }

@@ -1480,6 +1480,104 @@ follow();
         }
       }
     },
+    "/api/downloads/{id}/refresh": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "description": "The download's id.",
+          "schema": {
+            "type": "string",
+            "minLength": 1,
+            "examples": [
+              "3fa9c1d2e4b5"
+            ]
+          }
+        }
+      ],
+      "post": {
+        "operationId": "refreshDownload",
+        "summary": "Ask the origin what changed since the download was made. HLS: the multivariant playlist is read again and what the job's selection now picks and does not hold (a better variant, a new rendition in a language it asked for) is added and fetched; renditions held stay held. A file: its validator is checked with a conditional request for one byte; a changed file is fetched beside the old version, which stays whole, pinned and served until the new one replaces it.",
+        "tags": [
+          "downloads"
+        ],
+        "responses": {
+          "200": {
+            "description": "What the refresh found.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/RefreshReport"
+                }
+              }
+            }
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "description": "No such download.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "503": {
+            "description": "Downloads need a usable cache directory.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The download cannot be refreshed now: no plan yet, a file not held whole yet, a live recording, or a state that holds nothing.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          },
+          "403": {
+            "$ref": "#/components/responses/CrossSite"
+          },
+          "415": {
+            "$ref": "#/components/responses/NotJSON"
+          },
+          "502": {
+            "description": "The origin could not be asked (no answer, an error status).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "The origin answered the playlist with a client error.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/api/downloads/{id}/resume": {
       "parameters": [
         {
@@ -3502,6 +3600,50 @@ follow();
             "type": "string"
           },
           "error": {
+            "type": "string"
+          }
+        }
+      },
+      "RefreshReport": {
+        "type": "object",
+        "required": [
+          "id",
+          "changed",
+          "added",
+          "kept",
+          "length",
+          "detail"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "changed": {
+            "type": "boolean",
+            "description": "Something new is being fetched: renditions added, or a file's new version."
+          },
+          "added": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "HLS: media playlists added, as the multivariant playlist writes their URIs."
+          },
+          "kept": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "HLS: renditions held that the selection no longer picks; they stay held."
+          },
+          "length": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "A file: its length, new or as it was; null for HLS or when the origin did not say."
+          },
+          "detail": {
             "type": "string"
           }
         }

@@ -10,8 +10,9 @@ import Glibc
 public final class CachedResource {
     /// Row id in the index; also the data file's name stem.
     public let id: Int
-    /// The cache key: the normalized upstream URL.
-    public let key: String
+    /// The cache key: the normalized upstream URL. Changed only by `CacheStore.rekey` (a staged
+    /// new version taking its URL's place).
+    public internal(set) var key: String
     /// Incremented when the origin's representation changes; names the data file.
     public private(set) var version: Int
     public var meta: ResourceMeta

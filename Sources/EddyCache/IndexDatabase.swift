@@ -90,7 +90,7 @@ final class IndexDatabase {
             INSERT INTO resources(id, key, version, length, etag, last_modified, content_type, headers,
                                   stored_at, ranges, bytes, last_access, pinned, status)
             VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-            ON CONFLICT(id) DO UPDATE SET version=excluded.version, length=excluded.length, etag=excluded.etag,
+            ON CONFLICT(id) DO UPDATE SET key=excluded.key, version=excluded.version, length=excluded.length, etag=excluded.etag,
               last_modified=excluded.last_modified, content_type=excluded.content_type, headers=excluded.headers,
               stored_at=excluded.stored_at, ranges=excluded.ranges, bytes=excluded.bytes,
               last_access=excluded.last_access, pinned=excluded.pinned, status=excluded.status

@@ -60,7 +60,7 @@ extension DownloadEngine {
 
     /// A file download's export: the file itself, once held whole.
     private func exportFile(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
-        guard job.allStored else { return done(.failure(DownloadInputError("download \(job.id) is not held whole yet", status: 409))) }
+        guard job.allStored || job.staging else { return done(.failure(DownloadInputError("download \(job.id) is not held whole yet", status: 409))) }
         var layout = ExportLayout(root: job.url)
         let path = layout.path(for: job.url)
         let key = resolver.cacheKey(job.url)

@@ -43,8 +43,8 @@ extension DownloadEngine {
     /// the first block (answered at once from the cache when held); with `fetch` false (a job
     /// restored paused, completed or failed), from what the cache holds alone.
     func buildFilePlan(_ job: DownloadJob, fetch: Bool) {
+        let key = fileKey(job)
         guard fetch else {
-            let key = resolver.cacheKey(job.url)
             return homes.ask(onHomeOf: key, { h in
                 h.store.lookup(key, now: h.loop.wallClock())?.meta.length
             }, then: { [weak self, weak job] length in
@@ -52,7 +52,7 @@ extension DownloadEngine {
                 planFile(job, length: length, acceptsRanges: true, fetch: false)
             })
         }
-        let probe = HomeFetch(homes: homes, url: job.url, key: resolver.cacheKey(job.url), checkAddress: job.checkAddress,
+        let probe = HomeFetch(homes: homes, url: job.url, key: key, checkAddress: job.checkAddress,
                               range: 0..<CacheStore.blockSize, options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) {
             [weak self, weak job] outcome in
             guard let self, let job else { return }
@@ -72,7 +72,8 @@ extension DownloadEngine {
 
     private func planFile(_ job: DownloadJob, length: Int?, acceptsRanges: Bool, fetch: Bool) {
         guard planWanted(job, fetch: fetch) else { return }
-        let plan = DownloadPlan.file(url: job.url, length: length, acceptsRanges: acceptsRanges, concurrency: settings.concurrency)
+        let plan = DownloadPlan.file(url: job.url, length: length, acceptsRanges: acceptsRanges, concurrency: settings.concurrency,
+                                     key: job.staging ? fileKey(job) : nil)
         job.planGeneration += 1
         let generation = job.planGeneration
         storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
@@ -81,6 +82,8 @@ extension DownloadEngine {
             // Built from the cache alone, without asking whether the origin takes ranges: a
             // run probes first and plans again.
             if !fetch { job.planStale = true }
+            // Stopped (by a restart) between a new version's completion and its taking its place.
+            if job.state == .completed { promote(job) }
         }
     }
 }

@@ -26,7 +26,8 @@ extension DownloadEngine {
     /// the job holds whole changes (`readStoredMaster`): the API answers without waiting on a home.
     package func playableOffline(_ job: DownloadJob, complete: Set<Int>) -> Bool {
         guard let plan = job.plan else { return false }
-        if plan.isFile { return job.allStored }
+        // While a new version is staged the old one is whole (only a whole file is refreshed).
+        if plan.isFile { return job.allStored || job.staging }
         guard plan.isMultivariant else { return complete.contains(0) }
         // Nothing held whole (the usual case while a job starts): no need to read the playlist.
         guard let held = completeRenditions(of: job.url), !held.isEmpty,

@@ -20,7 +20,7 @@ extension DownloadEngine {
                     // A failure always leaves `running` (waiting for the origin, or failed).
                     return unitFailed(job, i, reason: "refused by the upstream gate", status: nil, ms: 0)
                 }
-                let f = HomeFetch(homes: homes, url: unit.url, key: resolver.cacheKey(unit.url), checkAddress: checkAddress, range: unit.range,
+                let f = HomeFetch(homes: homes, url: unit.url, key: cacheKey(of: unit), checkAddress: checkAddress, range: unit.range,
                                   options: HomeFetch.Options(pin: true), limiters: limiters(of: job)) {
                     [weak self, weak job] outcome in
                     guard let self, let job else { return }

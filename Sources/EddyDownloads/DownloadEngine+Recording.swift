@@ -44,11 +44,11 @@ extension DownloadEngine {
     /// follows (issue 28). Partly held units are not done: their fetch completes them, and pins
     /// them when it ends.
     func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool, then done: @escaping ([String: Int]) -> Void) {
-        let resolver = self.resolver
-        homes.ask(units, by: { resolver.cacheKey($0.url) }, { h, mine in
+        let key = keyFunction
+        homes.ask(units, by: key, { h, mine in
             let now = h.loop.wallClock()
             return mine.compactMap { u -> (String, Int)? in
-                guard let (r, wanted) = DownloadEngine.stored(u, key: resolver.cacheKey(u.url), on: h, now: now), r.confirmed.contains(wanted) else { return nil }
+                guard let (r, wanted) = DownloadEngine.stored(u, key: key(u), on: h, now: now), r.confirmed.contains(wanted) else { return nil }
                 if pin && !r.pinned { h.store.setPinned(r, true) }
                 return (u.id, wanted.count)
             }

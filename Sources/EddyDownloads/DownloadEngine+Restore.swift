@@ -26,6 +26,8 @@ extension DownloadEngine {
                                   concurrency: settings.concurrency)
             job.completedAt = r.completedAt
             job.hasArtwork = r.artwork == true
+            job.keptRenditions = r.kept ?? []
+            job.staging = r.staging == true
             job.floor.bytesDone = r.bytesDone
             job.floor.segmentsDone = r.segmentsDone
             job.floor.mediaSecondsDone = r.mediaSecondsDone

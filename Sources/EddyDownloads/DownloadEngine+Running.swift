@@ -30,6 +30,7 @@ extension DownloadEngine {
             job.completedAt = loop.wallClock()
             stopFetching(job)
             logger.info("download completed", metadata: ["id": "\(job.id)", "bytes": "\(job.progress().0.bytesDone)"])
+            promote(job) // a refreshed file's new version takes the old one's place
             // What it still needed was reserved against the jobs waiting for space: measure them again.
             spaceFreed()
         }
@@ -113,7 +114,7 @@ extension DownloadEngine {
                 do {
                     let c = try job.spec.configurations()
                     let s = try AssetSelector.select(mv, primary: c.primary, auxiliary: c.auxiliary, locale: locale)
-                    loadMedia(job, playlist: mv, master: p, selection: s.renditions, fetch: fetch)
+                    loadMedia(job, playlist: mv, master: p, selection: withKept(s.renditions, of: job, in: mv), fetch: fetch)
                 } catch {
                     fetch ? planFailed(job, "\(error)") : job.resolving.removeAll()
                 }

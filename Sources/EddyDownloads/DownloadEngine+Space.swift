@@ -61,17 +61,14 @@ extension DownloadEngine {
     /// once every home has done its part.
     func release(_ job: DownloadJob, delete: Bool, then done: @escaping () -> Void) {
         var kept = Set<String>()
-        for other in jobs where other !== job && other.state.holdsPins {
-            for u in other.plan?.units ?? [] { kept.insert(resolver.cacheKey(u.url)) }
-        }
+        for other in jobs where other !== job && other.state.holdsPins { kept.formUnion(heldKeys(other)) }
         // By key: two jobs of one asset signed differently hold the same stored copies.
-        let resolver = self.resolver
-        let units = (job.plan?.units ?? []).filter { !kept.contains(resolver.cacheKey($0.url)) }
+        let keys = heldKeys(job).filter { !kept.contains($0) }
         // The space check runs in `done`: the pinned bytes it reads must not count these.
-        homes.ask(units, by: { resolver.cacheKey($0.url) }, { h, mine -> [Void] in
+        homes.ask(Array(keys), by: { $0 }, { h, mine -> [Void] in
             let now = h.loop.wallClock()
-            for u in mine {
-                guard let r = h.store.lookup(resolver.cacheKey(u.url), now: now) else { continue }
+            for key in mine {
+                guard let r = h.store.lookup(key, now: now) else { continue }
                 h.store.setPinned(r, false)
                 if delete && !h.coordinators.of(r).isInUse { h.store.remove(r) }
             }
@@ -86,7 +83,7 @@ extension DownloadEngine {
         for job in jobs where job.state.holdsPins {
             guard let plan = job.plan else { continue }
             var lost: [String] = []
-            for (i, u) in plan.units.enumerated() where job.units.done[i] && u.kind != .playlist && keys.contains(resolver.cacheKey(u.url)) {
+            for (i, u) in plan.units.enumerated() where job.units.done[i] && u.kind != .playlist && keys.contains(cacheKey(of: u)) {
                 job.units.lost(i)
                 lost.append(u.name)
             }

@@ -29,12 +29,12 @@ extension DownloadEngine {
     /// nil when it has no plan yet.
     package func verify(_ job: DownloadJob, then done: @escaping (VerifyReport?) -> Void) {
         guard let plan = job.plan else { return done(nil) }
-        let resolver = self.resolver
-        homes.ask(Array(plan.units.enumerated()), by: { resolver.cacheKey($0.element.url) }, { h, mine in
+        let key = keyFunction
+        homes.ask(Array(plan.units.enumerated()), by: { key($0.element) }, { h, mine in
             let now = h.loop.wallClock()
             return mine.map { i, u -> (Int, CacheStore.Audit, Bool) in
                 // A resource read back from the index has its file opened (and checked) here.
-                guard let (r, wanted) = DownloadEngine.stored(u, key: resolver.cacheKey(u.url), on: h, now: now) else { return (i, .init(), false) }
+                guard let (r, wanted) = DownloadEngine.stored(u, key: key(u), on: h, now: now) else { return (i, .init(), false) }
                 let audit = h.store.audit(r, wanted)
                 return (i, audit, r.confirmed.contains(wanted))
             }
@@ -52,7 +52,7 @@ extension DownloadEngine {
             if held { report.filesHeld += 1 }
             guard !held || audit.bytesDropped > 0 else { continue }
             if doneNow(i) || audit.bytesDropped > 0 { report.damaged.append(plan.units[i].url.pathAndQuery) }
-            if doneNow(i) { lost.insert(resolver.cacheKey(plan.units[i].url)) }
+            if doneNow(i) { lost.insert(cacheKey(of: plan.units[i])) }
         }
         logger.info("download verified", metadata: ["id": "\(job.id)", "files": "\(report.files)", "held": "\(report.filesHeld)",
                                                      "damaged": "\(report.damaged.count)", "bytes_checked": "\(report.bytesChecked)"])

@@ -124,6 +124,10 @@ package final class DownloadEngine {
         var recordings: [String: LiveRecording.Header]?
         /// Each rendition's done counts, by media playlist URL (absent in records of older versions).
         var renditions: [String: Floor]?
+        /// Renditions held beside better matches a refresh found (`DownloadJob.keptRenditions`).
+        var kept: [SelectedRendition]?
+        /// A file's new version is being fetched beside the old (`DownloadJob.staging`).
+        var staging: Bool?
     }
 
     /// Done counts, as kept across restarts.
@@ -143,7 +147,7 @@ package final class DownloadEngine {
                        recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }),
                        renditions: job.renditionFloors.mapValues {
                            Floor(bytesDone: $0.bytesDone, segmentsDone: $0.segmentsDone, mediaSecondsDone: $0.mediaSecondsDone)
-                       })
+                       }, kept: job.keptRenditions.isEmpty ? nil : job.keptRenditions, staging: job.staging ? true : nil)
         guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
         do { try database.save(id: job.id, created: job.createdAt, record: text) } catch {
             logger.error("cannot save a download job", metadata: ["id": "\(job.id)", "error": "\(error)"])

@@ -27,6 +27,13 @@ package final class DownloadJob {
     package var plan: DownloadPlan?
     /// The spec changed since `plan` was built: the next run builds it again.
     var planStale = false
+    /// Renditions a refresh found a better match for, still held beside it (their variant
+    /// index as the playlist of their time had it); every plan includes them.
+    var keptRenditions: [SelectedRendition] = []
+    /// A file download's refresh found a new version: it is fetched under the staging key
+    /// (`Coordinators.stagingKey`) while the old one stays whole and pinned under the URL's key,
+    /// which it replaces once complete (`DownloadEngine.promote`).
+    var staging = false
     /// Which units of the plan are stored, in flight, or waiting for their own backoff while the
     /// others go on, and which go next (see `UnitScheduleStateMachine`).
     var units = UnitScheduleStateMachine()

@@ -11,13 +11,14 @@ extension DownloadPlan {
     /// `concurrency` of them at least when the file is large enough, in file order so that a
     /// player watching from the start is served first. One unit for the whole body when the
     /// length is unknown or the origin ignores ranges (it is then read once, sequentially).
-    static func file(url: UpstreamURL, length: Int?, acceptsRanges: Bool, concurrency: Int) -> DownloadPlan {
+    /// `key`: the staging key a refresh fetches a new version under (nil: the URL's).
+    static func file(url: UpstreamURL, length: Int?, acceptsRanges: Bool, concurrency: Int, key: String? = nil) -> DownloadPlan {
         var plan = DownloadPlan()
         plan.isFile = true
         plan.fileLength = length
         let name = url.pathAndQuery
         guard let length, length > 0, acceptsRanges else {
-            plan.units = [Unit(url: url, range: length == 0 ? 0..<0 : nil, kind: .file, name: name)]
+            plan.units = [Unit(url: url, range: length == 0 ? 0..<0 : nil, kind: .file, name: name, key: key)]
             return plan
         }
         let blocks = CacheStore.blocks
@@ -26,7 +27,7 @@ extension DownloadPlan {
         var start = 0
         while start < length {
             let end = min(start + size, length)
-            plan.units.append(Unit(url: url, range: start..<end, kind: .file, name: "\(name) bytes=\(start)-\(end - 1)"))
+            plan.units.append(Unit(url: url, range: start..<end, kind: .file, name: "\(name) bytes=\(start)-\(end - 1)", key: key))
             start = end
         }
         return plan

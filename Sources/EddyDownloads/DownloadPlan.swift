@@ -21,9 +21,12 @@ package struct DownloadPlan: Equatable {
         var duration = 0.0
         /// The segment's URI as its playlist writes it (for the log and failure reasons).
         var name: String
+        /// The cache key it is fetched and held under when not its URL's: a file download's new
+        /// version, staged beside the old one (`Coordinators.stagingKey`).
+        var key: String?
 
         /// What makes two units the same fetch: the URL and the byte range.
-        var id: String { url.description + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "") }
+        var id: String { (key ?? url.description) + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "") }
     }
 
     /// One selected media playlist and its totals.

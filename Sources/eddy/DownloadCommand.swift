@@ -9,7 +9,7 @@ extension Eddy {
             commandName: "download",
             abstract: "Download HLS assets for offline playback (talks to a running eddy's admin API).",
             subcommands: [DownloadAdd.self, DownloadList.self, DownloadShow.self, DownloadPause.self, DownloadResume.self, DownloadRemove.self,
-                          DownloadAddMedia.self, DownloadExport.self, DownloadVerify.self]
+                          DownloadAddMedia.self, DownloadExport.self, DownloadVerify.self, DownloadRefresh.self]
         )
     }
 }

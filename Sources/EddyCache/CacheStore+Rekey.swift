@@ -13,5 +13,10 @@ extension CacheStore {
         r.key = key
         resources[key] = r
         r.dirty = true
+        // Committed now, not at the next flush: until then the index would still name the row
+        // under its old key (a lookup there would bring it back as a second resource of the same
+        // file), and a new row under the old key committed in the same batch as the move could
+        // break the key's uniqueness. A move is rare (a refresh's end): one synchronous commit.
+        flush(wait: true)
     }
 }

@@ -35,6 +35,11 @@ extension DownloadEngine {
             case let .changed(length):
                 guard job.state.holdsPins, !job.staging else { return }
                 job.staging = true
+                // Progress is the new version's from now on (the old one's floor would show it
+                // done): a provisional plan of its length, made exact when the job runs.
+                job.floor = DownloadProgress()
+                job.adopt(DownloadPlan.file(url: url, length: length, acceptsRanges: true, concurrency: settings.concurrency,
+                                            key: fileKey(job)), stored: [:])
                 job.record(["event": "refresh", "result": "changed", "uri": url.pathAndQuery, "ms": ms,
                             "bytes": length.map(String.init) ?? "-"])
                 logger.info("a downloaded file changed at the origin; fetching the new version beside the old",

@@ -27,8 +27,13 @@ final class CacheRekeyTests: XCTestCase {
         XCTAssertEqual(staged.key, "http://o/f")
         XCTAssertTrue(s.lookup("http://o/f", now: 2) === staged)
         XCTAssertNil(s.lookup("http://o/f\u{1}staged\u{1}", now: 2))
+        XCTAssertNil(s.peek("http://o/f\u{1}staged\u{1}"), "the index no longer names it under the staging key")
         XCTAssertEqual(s.pinnedBytes, 2000)
         XCTAssertEqual(s.totalBytes, 2000)
+        // The next refresh stages again under the same key at once.
+        let next = s.insert(key: "http://o/f\u{1}staged\u{1}", meta: fx.meta(length: 500), now: 2)
+        fx.writeAndConfirm(s, next, 0..<500)
+        XCTAssertEqual(s.totalBytes, 2500)
 
         s.flush(wait: true)
         s.shutdown()
@@ -39,11 +44,12 @@ final class CacheRekeyTests: XCTestCase {
         XCTAssertEqual(r.meta.length, 2000)
         XCTAssertTrue(r.pinned)
         XCTAssertTrue(r.confirmed.contains(0..<2000))
-        XCTAssertNil(again.lookup("http://o/f\u{1}staged\u{1}", now: 3))
+        XCTAssertEqual(again.lookup("http://o/f\u{1}staged\u{1}", now: 3)?.meta.length, 500)
+        XCTAssertNotEqual(again.lookup("http://o/f\u{1}staged\u{1}", now: 3)?.id, r.id)
         XCTAssertTrue(again.verify(r, 0..<2000))
         var read = [UInt8](repeating: 0, count: 2000)
         XCTAssertTrue(read.withUnsafeMutableBytes { again.read(r, 0..<2000, into: $0) })
         XCTAssertEqual(read, bytes)
-        XCTAssertEqual(again.totalBytes, 2000)
+        XCTAssertEqual(again.totalBytes, 2500)
     }
 }

@@ -5,7 +5,7 @@ a file download checks its validator with one conditional request, fetches a cha
 beside the old version (served whole until the new one replaces it), and keeps what it holds
 when the network answers with a captive portal, a redirect, nothing, or a refusal. Bytes are
 counted at the project's fault origin, per path."""
-import json, os, subprocess, time
+import json, os, signal, subprocess, time
 import pytest
 from conftest import EDDY, Eddy, FaultOrigin, make_file, request, sha, wait_for
 from test_downloads import api, make_asset, wait_done
@@ -150,6 +150,36 @@ def test_a_changed_file_is_fetched_beside_the_old_which_is_served_until_the_new_
     status, stats = api(e, "GET", "/api/cache")
     assert stats["pinned_bytes"] < 9 * MiB + (1 << 20), stats
     assert k["pinned_bytes"] == 9 * MiB, k
+
+
+def test_a_new_version_resumes_after_kill9_and_a_delete_while_staging_releases_both(film):
+    e, fo, path, j = film
+    old = open(path, "rb").read()
+    make_file(path, 7 * MiB, 3)
+    new = open(path, "rb").read()
+    api(e, "PATCH", "/api/downloads/" + j["id"], {"rate": "2M"})
+    status, r = api(e, "POST", "/api/downloads/%s/refresh" % j["id"])
+    assert status == 200 and r["changed"] is True, r
+    wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"] > 2 * MiB, 30, 0.1, what="a part of the new version")
+    e.stop(sig=signal.SIGKILL)
+    e.start()
+    # Back: the old version is still the one served, whole, while the new one goes on.
+    g = e.get("/f/film.bin")
+    assert g.status == 200 and sha(g.body) == sha(old), (len(g.body), sha(g.body) == sha(new), g.headers, api(e, "GET", "/api/downloads/" + j["id"]))
+    api(e, "PATCH", "/api/downloads/" + j["id"], {"rate": "0"})
+    wait_done(e, j["id"], timeout=60)
+    wait_for(lambda: sha(e.get("/f/film.bin").body) == sha(new), 10, what="the new version in the old one's place")
+
+    # A second change, deleted while staged: neither version stays pinned.
+    make_file(path, 5 * MiB, 4)
+    api(e, "PATCH", "/api/downloads/" + j["id"], {"rate": "1M"})
+    status, r = api(e, "POST", "/api/downloads/%s/refresh" % j["id"])
+    assert status == 200 and r["changed"] is True, r
+    wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"] > 0, 30, 0.1, what="staging to start")
+    status, _ = api(e, "DELETE", "/api/downloads/" + j["id"])
+    assert status == 200
+    status, stats = api(e, "GET", "/api/cache")
+    assert stats["pinned_bytes"] == 0, stats
 
 
 @pytest.mark.parametrize("mode", MODES)

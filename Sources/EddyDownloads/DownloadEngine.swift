@@ -76,7 +76,8 @@ package final class DownloadEngine {
         self.routing = routing
         self.settings = settings
         defaultWindow = settings.window
-        rateLimiter = RateLimiter(rate: settings.rateLimit)
+        // Players go first: the limiter every download fetch holds gives way to them.
+        rateLimiter = RateLimiter(rate: settings.rateLimit, yieldingTo: homes.all[0].coordinators.players)
         self.database = database
         self.selfAuthority = selfAuthority
         self.logger = logger

@@ -94,6 +94,9 @@ public enum ConfigFile {
                     throw ConfigError(description: "download_rate_limit: expected bytes a second like 4M or 500K (0: no limit)")
                 }
                 c.downloadRateLimit = n
+            case "download_yield":
+                guard let b = value as? Bool else { throw ConfigError(description: "download_yield: expected true or false") }
+                c.downloadYield = b
             case "download_window":
                 let text = try string(value, key)
                 guard text.isEmpty || DownloadWindow.parse(text) != nil else {

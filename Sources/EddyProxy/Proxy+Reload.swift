@@ -67,6 +67,7 @@ extension Proxy {
         }
         downloads?.engine.defaultWindow = new.downloadWindow
         downloads?.engine.setRateLimit(new.downloadRateLimit)
+        resourceHomes.all[0].coordinators.players.enabled = new.downloadYield
         routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts, cacheKeys: new.cacheKeyRules)
         let gate = routing.resolver.gate
         let settings = new.homeSettings(loops: homes.count)

@@ -92,7 +92,7 @@ public final class Proxy {
                                  resourceHomes: resourceHomes, directory: HLSDirectory(),
                                  snapshots: hitSnapshots, offline: offline, health: OriginHealth(logger: logger),
                                  stats: requestStats, connectPolicy: connectPolicy,
-                                 loops: loops)
+                                 loops: loops, players: PlayerActivity(enabled: config.downloadYield))
         let main = Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
                         log: { [unowned self] in log($0, $1) })
         homes.install(main)

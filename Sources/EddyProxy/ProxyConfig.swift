@@ -73,6 +73,8 @@ public struct ProxyConfig: Sendable {
     public var cacheKeyRules = CacheKeyRules()
     /// Bytes a second for all downloads together (`download_rate_limit`, `--download-rate-limit`); 0: no limit.
     public var downloadRateLimit = 0
+    /// Downloads yield to players fetching from the origin (`download_yield`; see `PlayerActivity`).
+    public var downloadYield = true
     /// Seconds a request for a download's stored copy waits on an origin that does not answer
     /// before it is answered from disk (`offline_wait`); the origin is then marked unreachable.
     public var offlineWait = 1.5

@@ -33,13 +33,15 @@ package final class Home: LoopHome {
         let connectPolicy: ConnectExchange.Policy
         /// The number of loops (and homes).
         let loops: Int
+        /// When players were last fed from the origin: downloads yield to them.
+        let players: PlayerActivity
 
         package init(settings: Settings, routing: Routing, logger: Logger, homes: Homes, resourceHomes: ResourceHomes,
                      directory: HLSDirectory, snapshots: HitSnapshots?, offline: OfflineHoldings, health: OriginHealth,
-                     stats: RequestStats, connectPolicy: ConnectExchange.Policy, loops: Int) {
+                     stats: RequestStats, connectPolicy: ConnectExchange.Policy, loops: Int, players: PlayerActivity = PlayerActivity()) {
             (self.settings, self.routing, self.logger, self.homes, self.resourceHomes) = (settings, routing, logger, homes, resourceHomes)
             (self.directory, self.snapshots, self.offline, self.health) = (directory, snapshots, offline, health)
-            (self.stats, self.connectPolicy, self.loops) = (stats, connectPolicy, loops)
+            (self.stats, self.connectPolicy, self.loops, self.players) = (stats, connectPolicy, loops, players)
         }
     }
 
@@ -91,7 +93,7 @@ package final class Home: LoopHome {
             index: index, loop: loop, mailbox: mailbox, store: store, metrics: metrics,
             settings: config.resources,
             shared: ResourceHome.Shared(routing: shared.routing, logger: shared.logger, homes: shared.resourceHomes,
-                                        directory: shared.directory, health: shared.health))
+                                        directory: shared.directory, health: shared.health, players: shared.players))
         self.resources = resources
         responses = LoopResponses(metrics: metrics)
         let finished: (any ClientRequest, ExchangeOutcome) -> Void = { [responses, metrics, stats = shared.stats] request, outcome in

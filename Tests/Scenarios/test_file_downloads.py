@@ -307,3 +307,41 @@ def test_an_hls_download_is_capped_too(origins, tmp_path):
         if e:
             e.stop()
         fo.stop()
+
+
+def test_players_go_first_downloads_give_way_while_a_player_is_fed_from_the_origin(setup, tmp_path):
+    """A player fetching from the origin holds uncapped downloads back (`download_yield`, on by
+    default): the download's confirmed bytes barely move while the player's film comes, then the
+    download finishes. With `download_yield: false` it runs on beside the player."""
+    cfg = tmp_path / "eddy.yaml"
+    cfg.write_text("download_yield: true\n")
+    e, fo, data = setup("--config", str(cfg))
+    # 2 MiB/s per response: the download (8 fetches) would take the film in ~4 s.
+    assert subprocess.run(["curl", "-s", "http://127.0.0.1:%d/_set?rate=%d" % (fo.port, 2 << 20)], timeout=10).returncode == 0
+    watched = os.urandom(6 << 20)
+    open(os.path.join(fo.www, "watched.bin"), "wb").write(watched)
+    j = add(e)
+    done = lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"]
+    wait_for(lambda: done() > 1 << 20, 30, 0.1, what="the download under way")
+    before = done()
+    r = e.get("/f/watched.bin")  # about 3 s at 2 MiB/s
+    assert r.status == 200 and sha(r.body) == sha(watched)
+    moved = done() - before
+    # What was in flight when the player began (a chunk per fetch, and blocks then completing), no more.
+    assert moved < 4 << 20, moved
+    k = wait_done(e, j["id"], timeout=120)
+    assert sha(e.get("/f/movie.mp4").body) == sha(data)
+    # Off: the download takes its share beside the player.
+    cfg.write_text("download_yield: false\n")
+    e.proc.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    big = os.urandom(48 << 20)
+    open(os.path.join(fo.www, "big.bin"), "wb").write(big)
+    j = add(e, url="/f/big.bin")
+    done = lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["bytes_done"]
+    wait_for(lambda: done() > 1 << 20, 30, 0.1, what="the second download under way")
+    before = done()
+    open(os.path.join(fo.www, "watched2.bin"), "wb").write(watched)
+    r = e.get("/f/watched2.bin")
+    assert r.status == 200 and sha(r.body) == sha(watched)
+    assert done() - before > 12 << 20, done() - before

@@ -40,6 +40,8 @@ package final class Coordinators {
     static let maxAttempts = 4
     /// Which origins can be reached: fills report what they meet (see `OriginHealth`).
     package var health: OriginHealth?
+    /// When players were last fed from the origin, for every loop (see `PlayerActivity`).
+    package var players = PlayerActivity()
     /// Seconds a fill nobody waits for keeps running (see `stopUnwantedFills`).
     static let unwantedGrace = 2.0
 

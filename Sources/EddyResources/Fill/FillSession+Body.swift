@@ -12,6 +12,7 @@ extension FillSession {
         }
         guard r.version == version else { fail("superseded by a newer version"); return .abort }
         let c = coordinators.of(r)
+        stampPlayer()
         if let wait = rateWait() {
             pauseForRate(wait)
             return .pause
@@ -61,6 +62,15 @@ extension FillSession {
         let now = EventLoop.monotonic()
         let wait = fetch.limiters.reduce(0.0) { Swift.max($0, $1.wait(now: now)) }
         return wait > 0 ? wait : nil
+    }
+
+    /// A fill a player reads tells the downloads to give way (see `PlayerActivity`), at most ten
+    /// times a second: who wants the fill is worth asking that often, not per chunk.
+    private func stampPlayer() {
+        let now = EventLoop.monotonic()
+        guard now - playerStamp >= 0.1 else { return }
+        playerStamp = now
+        if wantedPriority == .playback { coordinators.players.fed(now: now) }
     }
 
     /// A player began to wait on this fill's resource: a rate pause ends now.

@@ -69,6 +69,8 @@ package final class FillSession {
     var paused = false
     /// Resumes a transfer a download's rate limit paused.
     var rateTimer: LoopTimer?
+    /// When this fill last told `Coordinators.players` that a player is fed by it (monotonic).
+    var playerStamp = -Double.infinity
     /// True once a pass-through response took the transfer over.
     var handedOver = false
 

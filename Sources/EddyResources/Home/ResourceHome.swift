@@ -38,9 +38,13 @@ package final class ResourceHome: LoopHome {
         package let directory: HLSDirectory
         /// Which origins can be reached (see `OriginHealthStateMachine`), for every loop.
         package let health: OriginHealth
+        /// When players were last fed from the origin: downloads yield to them.
+        package let players: PlayerActivity
 
-        package init(routing: Routing, logger: Logger, homes: ResourceHomes, directory: HLSDirectory, health: OriginHealth) {
+        package init(routing: Routing, logger: Logger, homes: ResourceHomes, directory: HLSDirectory, health: OriginHealth,
+                     players: PlayerActivity = PlayerActivity()) {
             (self.routing, self.logger, self.homes, self.directory, self.health) = (routing, logger, homes, directory, health)
+            self.players = players
         }
     }
 
@@ -75,6 +79,7 @@ package final class ResourceHome: LoopHome {
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: settings.timeouts.stall)
         coordinators.health = shared.health
+        coordinators.players = shared.players
         coordinators.targetedFields = settings.targetedFields
         coordinators.maxVariants = settings.maxVariants
         playlists = Playlists(cache: store, coordinators: coordinators, routing: shared.routing, metrics: metrics, logger: logger,

@@ -25,9 +25,13 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
 
     public init(forward: Forward? = nil) { self.forward = forward }
 
+    /// The cache's name in every entry (the config's `name`): set once at start, before any
+    /// loop runs, and read-only afterwards.
+    nonisolated(unsafe) public static var cacheName = "eddy"
+
     public var description: String {
         // Appends into one reserved buffer (no interpolation): this is built for every response.
-        var s = "eddy"
+        var s = CacheStatus.cacheName
         s.reserveCapacity(48)
         if let forward {
             s += "; fwd="

@@ -37,14 +37,16 @@ public struct TargetResolver: Sendable {
     /// The cache key of `url` (see `CacheKeyRules.key`): the one place URLs become keys.
     public func cacheKey(_ url: UpstreamURL) -> String { cacheKeys.key(for: url) }
 
-    /// Routes a request-target as evhttp hands it over (origin-form or absolute-form).
-    public func resolve(_ target: String) -> RequestTarget {
+    /// Routes a request-target as evhttp hands it over (origin-form or absolute-form). A child of
+    /// this node (`children:`, an edge whose parent it is) sends the origin's URLs in absolute
+    /// form: they pass the whole gate, mapped origins included, as the child's own fetches did.
+    public func resolve(_ target: String, child: Bool = false) -> RequestTarget {
         if target.hasPrefix("/http://") || target.hasPrefix("/https://") {
             return resolveAbsolute(target.dropFirst(), form: .urlPrefix)
         }
         if !target.hasPrefix("/") {
             let lower = target.prefix(8).lowercased()
-            if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return resolveAbsolute(target[...], form: .forward) }
+            if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return resolveAbsolute(target[...], form: .forward, child: child) }
             return .refused(status: 400, reason: "request-target is neither a path nor an http(s) URL")
         }
         // Byte counts, not Character counts: this runs on every request, and prefixes and valid
@@ -108,9 +110,9 @@ public struct TargetResolver: Sendable {
         }
     }
 
-    private func resolveAbsolute(_ text: Substring, form: RequestForm) -> RequestTarget {
+    private func resolveAbsolute(_ text: Substring, form: RequestForm, child: Bool = false) -> RequestTarget {
         guard let url = UpstreamURL.parse(text) else { return .refused(status: 400, reason: "malformed upstream URL") }
-        switch gate.checkAllowList(url) {
+        switch child ? gate.check(url) : gate.checkAllowList(url) {
         case let .allow(checkAddress): return .upstream(url: url, form: form, checkAddress: checkAddress)
         case let .refuse(reason): return .refused(status: 403, reason: reason)
         }

@@ -5,8 +5,10 @@ public enum StoragePolicy {
     public static let notReplayed: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
         "proxy-authenticate", "proxy-authorization", "content-length", "content-range", "accept-ranges",
-        "age", "via", "cache-status", "set-cookie", "etag", "last-modified", "content-type", "alt-svc",
+        "age", "set-cookie", "etag", "last-modified", "content-type", "alt-svc",
     ]
+    // `Via` and `Cache-Status` are replayed: a parent's entries come first, and this hop adds its
+    // own after them (RFC 9110 section 7.6.3; RFC 9211 section 2, nearest the origin first).
 
     /// Hop-by-hop fields (RFC 9110 section 7.6.1) and those eddy sets itself on a pass-through.
     public static let hopByHop: Set<String> = [

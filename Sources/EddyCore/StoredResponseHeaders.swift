@@ -1,8 +1,8 @@
 /// The header fields of a response served from the cache, composed from what was stored: the
 /// replayed origin fields, then the representation's own metadata and validators (kept apart in
-/// the index), `Accept-Ranges` and this hop's `Via`. A 206 carries the same fields as the 200
-/// would (RFC 9110 section 15.3.7). `Age`, `Cache-Status` and the range-specific fields are the
-/// response's own and added by the responder.
+/// the index), `Accept-Ranges` and this hop's `Via` after those of the hops before it. A 206 carries the same fields as the 200
+/// would (RFC 9110 section 15.3.7). `Age`, this hop's `Cache-Status` entry and the range-specific
+/// fields are the response's own and added by the responder.
 public enum StoredResponseHeaders {
     /// `replayed` never holds the fields added here (`StoragePolicy.notReplayed`), so they are
     /// appended, not set. `status` is the stored status: only a 200 is served in ranges, so only

@@ -36,3 +36,13 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// True when the client should see 504 rather than 502.
     public var isTimeout: Bool { if case .timeout = self { return true } else { return false } }
 }
+
+extension UpstreamError {
+    /// No connection or no answer at all: nothing of the request reached a server that answered.
+    public var isConnectionFailure: Bool {
+        switch self {
+        case .connect, .timeout: return true
+        default: return false
+        }
+    }
+}

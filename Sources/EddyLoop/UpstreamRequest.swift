@@ -13,6 +13,13 @@ public struct UpstreamRequest: Sendable {
     /// Open a TCP connection to the URL's host and port and stop there (CURLOPT_CONNECT_ONLY),
     /// for a CONNECT tunnel: the socket is then taken with `UpstreamTransfer.takeSocket()`.
     public var connectOnly = false
+    /// The parent proxy to send it to (`parents:`), in absolute form; nil: to the origin itself.
+    public var parent: UpstreamURL?
+    /// Set when the request must not go anywhere (every parent down with `parent_go_direct:
+    /// false`): the transfer ends at once with `.refused` and this reason.
+    public var unavailable: String?
+    /// The cache key a parent is chosen by (set by whoever builds the request; the URL's if nil).
+    public var parentKey: String?
 
     public init(url: UpstreamURL) { self.url = url }
 }

@@ -37,6 +37,9 @@ extension UpstreamTransfer {
             }
             if pendingStatus >= 200 && !headDelivered {
                 headDelivered = true
+                // A parent's own 503 (overloaded, draining) marks it down; any other answer,
+                // even an origin's error it passes on, says it is up.
+                reportParent(pendingStatus != 503)
                 if let bad = UpstreamTransfer.unsupportedCoding(pendingHead) {
                     // curl decodes only chunked: any other transfer coding would reach the cache and
                     // the client as the coded bytes. Refused before any head goes out (RFC 9112
@@ -56,6 +59,13 @@ extension UpstreamTransfer {
         return true
     }
 
+    /// Tells the parent's chooser once how the parent did.
+    func reportParent(_ ok: Bool) {
+        guard let report = parentOutcome else { return }
+        parentOutcome = nil
+        report(ok)
+    }
+
     func received(_ bytes: UnsafeRawBufferPointer) -> Int {
         if cancelled { return 0 }
         bodyBytes += bytes.count
@@ -69,6 +79,7 @@ extension UpstreamTransfer {
     }
 
     func finished(code: CURLcode) {
+        if !cancelled { reportParent(code == CURLE_OK) } // no head: no connection or no answer
         guard !cancelled, let done = onComplete else { return }
         onComplete = nil
         onHead = nil

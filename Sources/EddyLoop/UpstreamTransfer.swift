@@ -23,6 +23,9 @@ public final class UpstreamTransfer {
     public var onData: ((UnsafeRawBufferPointer) -> DataDisposition)?
     /// Called once at the end: nil on success.
     public var onComplete: ((UpstreamError?) -> Void)?
+    /// Told once whether the parent the request went to served (true) or failed for its own
+    /// reasons (false: no connection, no answer, or a 503); set by whoever chose the parent.
+    public var parentOutcome: ((Bool) -> Void)?
     /// Body bytes received so far (the "bytes the origin sent" figure).
     public internal(set) var bodyBytes = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -66,14 +69,20 @@ public final class UpstreamTransfer {
         connectTimeout = Double(timeouts.connect)
         easy = curl_easy_init()
         let me = Unmanaged.passUnretained(self).toOpaque()
-        setString(CURLOPT_URL, request.url.description)
+        // Through a parent: connect to it and send the origin's URL as the request-target
+        // (absolute form, RFC 9112 section 3.2.2), as a forward proxy receives it, with the
+        // origin's Host. Not curl's proxy support: it would tunnel https:// URLs with CONNECT,
+        // and a parent cache must see what it caches.
+        let parent = request.connectOnly ? nil : request.parent
+        setString(CURLOPT_URL, parent?.description ?? request.url.description)
+        if parent != nil { setString(CURLOPT_REQUEST_TARGET, request.url.description) }
         setString(CURLOPT_PROXY, "")
         eddy_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         eddy_curl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Waiting for a connection that might multiplex only makes sense where HTTP/2 can be
         // negotiated (TLS). Over plain HTTP it parked every later transfer to the host behind a
         // first one that never finished (a trickling origin held the next request indefinitely).
-        if request.url.scheme == "https" { eddy_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
+        if (parent ?? request.url).scheme == "https" { eddy_curl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         eddy_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         eddy_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, timeouts.connect)
         eddy_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -119,6 +128,10 @@ public final class UpstreamTransfer {
         case let .refuse(reason)?: refusal = reason
         case nil: break
         }
+        if let why = request.unavailable { refusal = why }
+        // The parent is named in the config, so allowed by name wherever it is; it applies the
+        // address policy to the origin in turn.
+        if parent != nil { refuseInternal = false }
         if refuseInternal {
             eddy_curl_easy_setopt_opensocket(easy) { clientp, purpose, addr in
                 let t = Unmanaged<UpstreamTransfer>.fromOpaque(clientp!).takeUnretainedValue()
@@ -134,6 +147,7 @@ public final class UpstreamTransfer {
             }
             eddy_curl_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me)
         }
+        if parent != nil && request.headers["Host"] == nil { headerList = curl_slist_append(headerList, "Host: \(request.url.authority)") }
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
         }
@@ -191,6 +205,7 @@ public final class UpstreamTransfer {
     public func cancel() {
         guard !cancelled else { return }
         cancelled = true
+        parentOutcome = nil
         onHead = nil
         onInterim = nil
         onData = nil

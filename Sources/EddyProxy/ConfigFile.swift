@@ -29,6 +29,22 @@ public enum ConfigFile {
                 for item in list {
                     c.routes.append(try route(prefix: (item["prefix"] as? String) ?? "/", url: string(item["url"] as Any, "origins.url")))
                 }
+            case "name":
+                let n = try string(value, key)
+                guard ConfigFile.isToken(n) else { throw ConfigError(description: "name: expected a token (letters, digits, -._~ and the like)") }
+                c.name = n
+            case "parents":
+                guard let list = value as? [String] else { throw ConfigError(description: "parents: expected a list of http://HOST:PORT URLs") }
+                c.parents = try list.map(ConfigFile.parent)
+            case "children":
+                guard let list = value as? [String] else { throw ConfigError(description: "children: expected a list of addresses or CIDRs") }
+                c.children = try list.map { t in
+                    guard let r = AddressRange(t) else { throw ConfigError(description: "children: '\(t)' is not an address or CIDR") }
+                    return r
+                }
+            case "parent_go_direct":
+                guard let b = value as? Bool else { throw ConfigError(description: "parent_go_direct: expected true or false") }
+                c.parentGoDirect = b
             case "allow_hosts":
                 guard let list = value as? [String] else { throw ConfigError(description: "allow_hosts: expected a list of strings") }
                 for p in list { c.allowHosts.append(try hostPattern(p)) }
@@ -157,6 +173,22 @@ public enum ConfigFile {
             return try route(prefix: String(spec[..<eq]), url: String(spec[spec.index(after: eq)...]))
         }
         return try route(prefix: "/", url: spec)
+    }
+
+    /// A parent proxy: an http URL of a host and port (a parent is reached in plain HTTP on the
+    /// cluster's network; it speaks TLS to origins itself).
+    public static func parent(_ text: String) throws -> UpstreamURL {
+        guard let u = UpstreamURL.parse(Substring(text.trimmingOWS())), u.scheme == "http", u.pathAndQuery == "/" else {
+            throw ConfigError(description: "parent '\(text)' is not an http://HOST:PORT URL")
+        }
+        return u
+    }
+
+    /// An RFC 9110 token (section 5.6.2): what a Via pseudonym and a Cache-Status name may be.
+    public static func isToken(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$%&'*+-.^_`|~".utf8.contains(b)
+        }
     }
 
     public static func route(prefix: String, url: String) throws -> OriginRoute {

@@ -88,11 +88,13 @@ public final class Proxy {
         let offline = Home.OfflineHoldings(completeRenditions: { catalog.completeRenditions(of: $0) },
                                            recordedPlaylist: { catalog.recordedPlaylist(of: $0) },
                                            prefix: DownloadEngine.offlinePrefix)
+        CacheStatus.cacheName = config.name // before any loop runs
         let shared = Home.Shared(settings: config.homeSettings(loops: loops), routing: routing, logger: logger, homes: homes,
                                  resourceHomes: resourceHomes, directory: HLSDirectory(),
                                  snapshots: hitSnapshots, offline: offline, health: OriginHealth(logger: logger),
                                  stats: requestStats, connectPolicy: connectPolicy,
-                                 loops: loops, players: PlayerActivity(enabled: config.downloadYield))
+                                 loops: loops, players: PlayerActivity(enabled: config.downloadYield),
+                                 parents: config.parents.isEmpty ? nil : Parents(config.parents, goDirect: config.parentGoDirect, logger: logger))
         let main = Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
                         log: { [unowned self] in log($0, $1) })
         homes.install(main)

@@ -8,8 +8,10 @@ extension ProxyConfig {
         let resources = ResourceHome.Settings(
             timeouts: upstreamTimeouts, maxPerHost: maxUpstreamPerHost, name: name, targetedFields: freshness.targetedFields,
             maxVariants: maxVariants, prefetchSegments: prefetchSegments, memoryBudget: memoryCache / loops)
-        return Home.Settings(name: name, freshness: freshness, cacheKeys: cacheKeys, offlineWait: offlineWait,
-                             forwardedHeaders: forwardedHeaders, trustedProxies: Set(trustedProxies), earlyHints: earlyHints,
-                             resources: resources)
+        var s = Home.Settings(name: name, freshness: freshness, cacheKeys: cacheKeys, offlineWait: offlineWait,
+                              forwardedHeaders: forwardedHeaders, trustedProxies: Set(trustedProxies), earlyHints: earlyHints,
+                              resources: resources)
+        s.children = children
+        return s
     }
 }

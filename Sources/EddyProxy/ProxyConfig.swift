@@ -31,8 +31,16 @@ public struct ProxyConfig: Sendable {
     public var upstreamTimeouts = UpstreamTransfer.Timeouts()
     /// Connections per origin host.
     public var maxUpstreamPerHost = 16
-    /// The pseudonym in Via and Cache-Status.
+    /// The pseudonym in Via and Cache-Status (`name`, `--name`); each node of a cluster needs its
+    /// own, since a request whose Via already names this one is a loop (508).
     public var name = "eddy"
+    /// The parent tier every upstream request goes through (`parents:`, `--parent`), chosen per
+    /// cache key by rendezvous hash.
+    public var parents: [UpstreamURL] = []
+    /// With every parent down: ask the origin itself (true) or answer 502 (`parent_go_direct`).
+    public var parentGoDirect = true
+    /// The edges this node is a parent of (`children:`, addresses or CIDRs, `--child`).
+    public var children: [AddressRange] = []
     /// Admin listener for /metrics, nil when off.
     public var admin: (host: String, port: Int)?
     /// Names the admin listener answers to besides loopback, IP literals and its own address

@@ -23,7 +23,8 @@ extension Home {
         if request.uri.hasPrefix(offlinePrefix) { return offline(request) }
         let resolver = routing.resolver
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
-                                resolver: resolver, cacheAvailable: resources.store.isAvailable) {
+                                resolver: resolver, cacheAvailable: resources.store.isAvailable, loopName: loopName,
+                                child: !children.isEmpty && children.contains { $0.contains(request.peer) }) {
         case let .home(url, form, checkAddress):
             // The home is the key's: viewers whose signed URLs share a key share a home.
             let key = resolver.cacheKey(url)
@@ -33,6 +34,9 @@ extension Home {
             target.mailbox.post { target.answer(remote, url: url, key: key, form: form, checkAddress: checkAddress) }
         case let .refuse(status, reason, forward, allow):
             metrics.requests += 1
+            if status == 508 {
+                logger.warning("request loop refused", metadata: ["uri": "\(request.uri)", "via": "\(request.headers.values("Via").joined(separator: ", "))"])
+            }
             // Recorded as a pass-through response is.
             services.loopServices.finished(request, RequestPlan.refuse(request, status: status, reason: reason, forward: forward, allow: allow))
         case let .passThrough(url, form, checkAddress, reason):

@@ -19,6 +19,8 @@ extension Home {
         package var earlyHints: Bool
         /// What the loop's resources are built from.
         package var resources: ResourceHome.Settings
+        /// The edges this node is a parent of (`children:`).
+        package var children: [AddressRange] = []
 
         package init(name: String, freshness: FreshnessPolicy, cacheKeys: Bool, offlineWait: Double, forwardedHeaders: Bool,
                      trustedProxies: Set<String>, earlyHints: Bool, resources: ResourceHome.Settings) {
@@ -54,5 +56,6 @@ extension Home {
         services.loopServices.trustedProxies = s.trustedProxies
         services.loopServices.earlyHints = s.earlyHints
         cacheKeys = s.cacheKeys
+        children = s.children
     }
 }

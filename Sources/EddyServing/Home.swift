@@ -35,13 +35,16 @@ package final class Home: LoopHome {
         let loops: Int
         /// When players were last fed from the origin: downloads yield to them.
         let players: PlayerActivity
+        /// The parent tier every upstream request goes through; nil without one.
+        let parents: Parents?
 
         package init(settings: Settings, routing: Routing, logger: Logger, homes: Homes, resourceHomes: ResourceHomes,
                      directory: HLSDirectory, snapshots: HitSnapshots?, offline: OfflineHoldings, health: OriginHealth,
-                     stats: RequestStats, connectPolicy: ConnectExchange.Policy, loops: Int, players: PlayerActivity = PlayerActivity()) {
+                     stats: RequestStats, connectPolicy: ConnectExchange.Policy, loops: Int, players: PlayerActivity = PlayerActivity(),
+                     parents: Parents? = nil) {
             (self.settings, self.routing, self.logger, self.homes, self.resourceHomes) = (settings, routing, logger, homes, resourceHomes)
             (self.directory, self.snapshots, self.offline, self.health) = (directory, snapshots, offline, health)
-            (self.stats, self.connectPolicy, self.loops, self.players) = (stats, connectPolicy, loops, players)
+            (self.stats, self.connectPolicy, self.loops, self.players, self.parents) = (stats, connectPolicy, loops, players, parents)
         }
     }
 
@@ -73,6 +76,13 @@ package final class Home: LoopHome {
     var cacheKeys: Bool
     /// Where downloads' offline URLs live (see `offlineAnswer`).
     let offlinePrefix: String
+    /// This node's pseudonym when a request whose Via names it is a loop (508): in a cluster
+    /// (parents configured) or once it has a name of its own; nil for a lone eddy of the default
+    /// name, which another default-named eddy in front of it must not look like.
+    let loopName: String?
+    /// The edges this node is a parent of (`children:`): their absolute-form requests may name
+    /// any URL the gate allows, mapped origins included.
+    var children: [AddressRange]
 
     /// Made on the loop's thread, with its `ResourceHome`. Each response it answers is counted
     /// here, as it ends, before its client can ask `/metrics` (which asks every loop), and handed
@@ -89,11 +99,14 @@ package final class Home: LoopHome {
         logger = shared.logger
         cacheKeys = config.cacheKeys
         offlinePrefix = shared.offline.prefix
+        loopName = shared.parents != nil || config.name != "eddy" ? config.name : nil
+        children = config.children
         let resources = ResourceHome(
             index: index, loop: loop, mailbox: mailbox, store: store, metrics: metrics,
             settings: config.resources,
             shared: ResourceHome.Shared(routing: shared.routing, logger: shared.logger, homes: shared.resourceHomes,
-                                        directory: shared.directory, health: shared.health, players: shared.players))
+                                        directory: shared.directory, health: shared.health, players: shared.players,
+                                        parents: shared.parents))
         self.resources = resources
         responses = LoopResponses(metrics: metrics)
         let finished: (any ClientRequest, ExchangeOutcome) -> Void = { [responses, metrics, stats = shared.stats] request, outcome in

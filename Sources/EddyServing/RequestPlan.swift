@@ -16,11 +16,17 @@ enum RequestPlan {
     case home(url: UpstreamURL, form: RequestForm, checkAddress: Bool)
 
     /// The plan for a request (not CONNECT, which the connection's own loop handles).
-    static func make(method: String, uri: String, headers: HTTPHeaders, resolver: TargetResolver, cacheAvailable: Bool) -> RequestPlan {
+    /// `loopName`: this node's pseudonym, when requests naming it in Via are loops (see `ViaLoop`).
+    static func make(method: String, uri: String, headers: HTTPHeaders, resolver: TargetResolver, cacheAvailable: Bool,
+                     loopName: String? = nil, child: Bool = false) -> RequestPlan {
         if let refusal = methodRefusal(method) {
             return .refuse(status: refusal.status, reason: refusal.reason, forward: .method, allow: true)
         }
-        switch resolver.resolve(uri) {
+        if let loopName, ViaLoop.names(headers.values("Via"), loopName) {
+            return .refuse(status: 508, reason: "loop detected: this request already passed through \(loopName) (Via); check the parents of the cluster",
+                           forward: .request, allow: false)
+        }
+        switch resolver.resolve(uri, child: child) {
         case let .refused(status, reason):
             return .refuse(status: status, reason: reason, forward: .request, allow: false)
         case let .upstream(url, form, checkAddress):

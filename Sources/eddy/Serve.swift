@@ -34,6 +34,15 @@ extension Eddy {
         @Option(name: .long, help: ArgumentHelp("A name the admin listener answers to besides loopback, IP addresses and its own address (DNS rebinding protection). Repeatable.", valueName: "name"))
         var adminHost: [String] = []
 
+        @Option(name: .long, help: ArgumentHelp("A parent proxy every upstream fetch goes through, chosen per cache key by consistent hash: http://HOST:PORT. Repeatable.", valueName: "url"))
+        var parent: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("An address or CIDR of an edge this node is a parent of: its absolute-form requests may name mapped origins. Repeatable.", valueName: "cidr"))
+        var child: [String] = []
+
+        @Option(name: .long, help: "This node's pseudonym in Via and Cache-Status; each node of a cluster needs its own. (default: eddy)")
+        var name: String?
+
         @Option(name: .long, help: "Largest cache size, with K/M/G/T suffix (binary); 0 = unbounded. (default: 10G)")
         var maxSize: String?
 
@@ -129,6 +138,15 @@ extension Eddy {
             if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
             if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
             if !adminHost.isEmpty { c.adminHosts += adminHost }
+            for t in child {
+                guard let r = AddressRange(t) else { throw ValidationError("--child: '\(t)' is not an address or CIDR") }
+                c.children.append(r)
+            }
+            if !parent.isEmpty { c.parents = try parent.map { p in try wrap { try ConfigFile.parent(p) } } }
+            if let name {
+                guard ConfigFile.isToken(name) else { throw ValidationError("--name: expected a token (letters, digits, -._~ and the like)") }
+                c.name = name
+            }
             if let maxSize { c.maxSize = ByteSize.parse(maxSize)! }
             if let memoryCache { c.memoryCache = ByteSize.parse(memoryCache)! }
             if let accessLog { c.accessLog = accessLog }
@@ -149,6 +167,12 @@ extension Eddy {
             if cacheKeys { c.cacheKeys = true }
             if earlyHints { c.earlyHints = true }
             if let workers { c.workers = workers == "auto" ? 0 : Int(workers)! }
+            if c.name == "eddy" && !c.parents.isEmpty {
+                // In a cluster each node needs its own pseudonym (Via loop detection): the host
+                // and port, unless the config names it.
+                let host = String(ProcessInfo.processInfo.hostName.unicodeScalars.filter { ConfigFile.isToken(String($0)) })
+                c.name = "eddy-\(host.isEmpty ? "host" : host)-\(c.listenPort)"
+            }
             return c
         }
 

@@ -217,9 +217,11 @@ class FaultOrigin:
 class Eddy:
     """The real eddy binary with its own cache directory."""
 
-    def __init__(self, base, nginx, fault, extra=()):
+    def __init__(self, base, nginx, fault, extra=(), port=None):
+        """`port`: listen there (a cluster's nodes name each other before they start)."""
         self.cache = os.path.join(base, "cache")
         self.base = base
+        self.fixed_port = port
         self.nginx, self.fault = nginx, fault
         self.extra = list(extra)
         self.proc = None
@@ -236,7 +238,7 @@ class Eddy:
                     raise
 
     def _start_once(self):
-        self.port = free_port()
+        self.port = self.fixed_port or free_port()
         self.admin = free_port()
         while self.admin == self.port:
             self.admin = free_port()

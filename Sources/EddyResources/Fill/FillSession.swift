@@ -46,6 +46,10 @@ package final class FillSession {
     /// What the origin's head means for the stored resource.
     var validation: ValidationStateMachine
     private var transfer: UpstreamTransfer?
+    /// What the fill asks upstream; sent again to another parent when one fails to connect.
+    private var upstreamRequest: UpstreamRequest!
+    /// Requests sent again because a parent could not be reached.
+    private var parentRetries = 0
     /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
     private var headWaiters: [HeadWaiter] = []
     /// The response that started the fill; it inherits the transfer when the response is not storable.
@@ -100,8 +104,14 @@ package final class FillSession {
             }
         }
         let upstream = coordinators.upstream
-        let t = upstream.transfer(for: upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
-                                                        range: asked, condition: condition, passing: fetch.headers))
+        upstreamRequest = upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
+                                           range: asked, condition: condition, passing: fetch.headers, key: fetch.base)
+        makeTransfer()
+    }
+
+    /// The transfer of `upstreamRequest`, routed now (to the key's parent, if there is a tier).
+    private func makeTransfer() {
+        let t = coordinators.upstream.transfer(for: upstreamRequest)
         transfer = t
         // Strong captures on purpose: a transfer in flight keeps its fill alive. The cycle breaks
         // when the transfer completes or is cancelled (it drops its callbacks then).
@@ -182,8 +192,17 @@ package final class FillSession {
     }
 
     private func completed(_ error: UpstreamError?) {
+        let sent = transfer?.request
         transfer = nil
         guard state.isActive else { return }
+        // A parent that could not be reached is marked down now: before anyone hears of a
+        // failure, the same request goes to the key's next parent, or to the origin.
+        if let error, head == nil, sent?.parent != nil, parentRetries < 3, error.isConnectionFailure {
+            parentRetries += 1
+            makeTransfer()
+            transfer?.start()
+            return
+        }
         if let error {
             coordinators.metrics.upstreamFailures += 1
             fail(error.description, error: error)

@@ -40,11 +40,13 @@ package final class ResourceHome: LoopHome {
         package let health: OriginHealth
         /// When players were last fed from the origin: downloads yield to them.
         package let players: PlayerActivity
+        /// The parent tier every upstream request goes through; nil without one.
+        package let parents: Parents?
 
         package init(routing: Routing, logger: Logger, homes: ResourceHomes, directory: HLSDirectory, health: OriginHealth,
-                     players: PlayerActivity = PlayerActivity()) {
+                     players: PlayerActivity = PlayerActivity(), parents: Parents? = nil) {
             (self.routing, self.logger, self.homes, self.directory, self.health) = (routing, logger, homes, directory, health)
-            self.players = players
+            (self.players, self.parents) = (players, parents)
         }
     }
 
@@ -76,6 +78,7 @@ package final class ResourceHome: LoopHome {
             logger.warning("upstream fetch refused", metadata: ["url": "\(url)", "reason": "\(why)", "loop": "\(index)"])
         }
         upstream = UpstreamClient(curl: curl, timeouts: settings.timeouts, metrics: metrics, via: "1.1 \(settings.name)")
+        upstream.parents = shared.parents
         coordinators = Coordinators(loop: loop, store: store, upstream: upstream, metrics: metrics, logger: logger,
                                     stallTimeout: settings.timeouts.stall)
         coordinators.health = shared.health

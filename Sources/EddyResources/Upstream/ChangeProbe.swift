@@ -35,7 +35,7 @@ package final class ChangeProbe {
         }
         let check = ValidatorCheck(etag: r.meta.etag, lastModified: r.meta.lastModified, length: r.meta.length, contentType: r.meta.contentType)
         let upstream = coordinators.upstream
-        var request = upstream.request(url, checkAddress: checkAddress, userAgent: nil, range: .span(first: 0, last: 0))
+        var request = upstream.request(url, checkAddress: checkAddress, userAgent: nil, range: .span(first: 0, last: 0), key: key)
         if let c = check.condition { request.headers.set(c.name, c.value) }
         let t = upstream.transfer(for: request)
         keepAlive = self

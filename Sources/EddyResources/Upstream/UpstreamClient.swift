@@ -10,6 +10,8 @@ package final class UpstreamClient {
     let metrics: Metrics
     /// This hop's `Via` entry (RFC 9110 section 7.6.3).
     package let via: String
+    /// The parent tier every request goes through, when there is one.
+    package var parents: Parents?
 
     package init(curl: CurlMulti, timeouts: UpstreamTransfer.Timeouts, metrics: Metrics, via: String) {
         self.curl = curl
@@ -31,15 +33,17 @@ package final class UpstreamClient {
 
     /// A request for `url`: Via and User-Agent always (RFC 9110 section 7.6.3), then the range,
     /// the condition, and any fields passed on from the client's request.
+    /// `key` is the cache key a parent is chosen by (the URL's when nil).
     package func request(_ url: UpstreamURL, method: String = "GET", checkAddress: Bool, userAgent: String?,
                          range: RangeResponseCheck.Asked? = nil, condition: UpstreamCondition = .none,
-                         passing fields: HTTPHeaders = HTTPHeaders()) -> UpstreamRequest {
+                         passing fields: HTTPHeaders = HTTPHeaders(), key: String? = nil) -> UpstreamRequest {
         var req = UpstreamRequest(url: url)
+        req.parentKey = key ?? url.description
         req.method = method
         req.refuseInternalAddresses = checkAddress
-        req.headers.set("Via", via)
+        req.headers.set("Via", via(appendingTo: fields.combined("Via")))
         req.headers.set("User-Agent", userAgent ?? "eddy/0.1")
-        for (name, value) in fields { req.headers.set(name, value) }
+        for (name, value) in fields where name.lowercased() != "via" { req.headers.set(name, value) }
         switch range {
         case let .span(first, last)?: req.headers.set("Range", "bytes=\(first)-\(last.map(String.init) ?? "")")
         case let .suffix(n)?: req.headers.set("Range", "bytes=-\(n)")
@@ -57,7 +61,11 @@ package final class UpstreamClient {
     /// A transfer for `request` with the configured timeouts, counted as an upstream fetch when
     /// started (the caller starts it).
     package func transfer(for request: UpstreamRequest) -> UpstreamTransfer {
-        UpstreamTransfer(multi: curl, request: request, timeouts: timeouts)
+        var request = request
+        let report = request.connectOnly ? nil : parents?.route(&request, key: request.parentKey ?? request.url.description)
+        let t = UpstreamTransfer(multi: curl, request: request, timeouts: timeouts)
+        t.parentOutcome = report
+        return t
     }
 
     /// `Via` for a response: the upstream's Via list, then eddy.

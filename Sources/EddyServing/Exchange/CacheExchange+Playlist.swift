@@ -41,7 +41,7 @@ extension CacheExchange {
         var h = response.headers
         machine.setStored(cacheStatus.forward != nil)
         if case .live = playlist.kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
-        h.set("Cache-Status", cacheStatus.description)
+        h.add("Cache-Status", cacheStatus.description) // after a parent's entries, if any
         publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
         body.servedWhole(r.meta.length ?? 0)
         // Held whole before this response, in this version (a hit, or a 304): none from the origin.

@@ -96,7 +96,8 @@ final class DirectExchange {
         h.set("Via", services.upstream.via(appendingTo: head.headers.combined("Via")))
         var st = status
         st.forwardStatus = head.status
-        h.set("Cache-Status", st.description)
+        // A parent's entries first, then this hop's (RFC 9211 section 2).
+        h.set("Cache-Status", (head.headers.values("Cache-Status") + [st.description]).joined(separator: ", "))
         status = st
         if (300..<400).contains(head.status), let mapped = services.clientLocation(head.headers["Location"], base: url, form: form) {
             h.set("Location", mapped)

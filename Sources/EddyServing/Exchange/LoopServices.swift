@@ -54,6 +54,9 @@ final class LoopServices {
     /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
     func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
         var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
+        // The hops before this one: the upstream request's Via lists them before eddy (RFC 9110
+        // section 7.6.3), so a parent that is also a child sees the loop (`ViaLoop`).
+        if let via = request.headers.combined("Via"), !via.trimmingOWS().isEmpty { h.set("Via", via) }
         guard forwardClientAddress, request.peer != "-" else { return h }
         let trusted = trustedProxies.contains(request.peer)
         h.set("X-Forwarded-For", RequestForwarding.xForwardedFor(incoming: request.headers.combined("X-Forwarded-For"),

@@ -1,0 +1,56 @@
+import EddyCore
+import EddyLoop
+import Logging
+
+/// The parent tier (`parents:`, `--parent`), shared by every loop: each upstream request goes to
+/// its cache key's parent by rendezvous hash (`ParentPool`), a parent that fails is marked down
+/// and probed again after a capped backoff, and with every parent down `parent_go_direct` says
+/// whether the origin is asked itself. One lock around the value.
+package final class Parents: @unchecked Sendable {
+    private let pool: Locked<ParentPool>
+    private let logger: Logger
+
+    package init(_ urls: [UpstreamURL], goDirect: Bool, logger: Logger) {
+        pool = Locked(ParentPool(urls, goDirect: goDirect))
+        self.logger = logger
+    }
+
+    /// Points `request` at `key`'s parent, or marks it unavailable; `report` is then to be set as
+    /// its transfer's `parentOutcome`.
+    func route(_ request: inout UpstreamRequest, key: String) -> ((Bool) -> Void)? {
+        let now = EventLoop.monotonic()
+        let (route, url) = pool.withLock { p -> (ParentPool.Route, UpstreamURL?) in
+            let r = p.route(key, now: now)
+            if case let .parent(i) = r { return (r, p.parents[i].url) }
+            return (r, nil)
+        }
+        switch route {
+        case .direct: return nil
+        case .unavailable:
+            request.unavailable = "every parent is down and parent_go_direct is false"
+            return nil
+        case let .parent(i):
+            request.parent = url
+            return { [self] ok in note(i, ok) }
+        }
+    }
+
+    private func note(_ i: Int, _ ok: Bool) {
+        let now = EventLoop.monotonic()
+        let (wasDown, url, failures) = pool.withLock { p -> (Bool, UpstreamURL, Int) in
+            let before = p.parents[i].failures > 0
+            if ok { p.answered(i) } else { p.failed(i, now: now) }
+            return (before, p.parents[i].url, p.parents[i].failures)
+        }
+        if !ok && !wasDown {
+            logger.warning("parent down; its keys go to the next parent", metadata: ["parent": "\(url)"])
+        } else if ok && wasDown {
+            logger.info("parent up again", metadata: ["parent": "\(url)"])
+        } else if !ok {
+            logger.debug("parent probe failed", metadata: ["parent": "\(url)", "failures": "\(failures)"])
+        }
+    }
+
+    /// Each parent's state, for the admin API and logs.
+    package var snapshot: ParentPool { pool.withLock { $0 } }
+}

@@ -1,0 +1,127 @@
+"""A parent tier (issue 32, items 1 and 2): edge eddys send every upstream fetch to a parent
+eddy chosen by rendezvous hash of the cache key, in absolute form; each object is fetched from
+the origin (nginx) once per tier; a dead parent's keys go to the next parent in their order;
+with every parent down `parent_go_direct` decides between the origin and a 502; a loop (a parent
+whose parent is its child) is a 508 at once. Cache-Status and Via list each hop, nearest the
+origin first (RFC 9211 section 2, RFC 9110 section 7.6.3). Every node has its own cache directory;
+all on loopback."""
+import http.client, os, signal, uuid
+import pytest
+from conftest import Eddy, free_port, make_file, sha, wait_for
+
+MiB = 1 << 20
+DIR = "tier"
+NAMES = ["t%d.bin" % i for i in range(8)]
+
+
+def fetch(port, path, headers=None):
+    """(status, body, [Cache-Status lines], [Via lines])."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", path, headers=headers or {})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, body, r.msg.get_all("Cache-Status") or [], r.msg.get_all("Via") or []
+
+
+def origin_requests(ng, name):
+    return [r for r in ng.requests() if r[3] == "/%s/%s" % (DIR, name)]
+
+
+@pytest.fixture
+def tier(origins, tmp_path):
+    """Files under /tier/ on nginx, two parents and two edges in front of them."""
+    global DIR
+    ng, fo, _ = origins
+    DIR = "tier-" + uuid.uuid4().hex[:8]  # nginx's log is the session's: each test its own files
+    d = os.path.join(ng.www, DIR)
+    os.makedirs(d, exist_ok=True)
+    data = {}
+    for i, n in enumerate(NAMES):
+        make_file(os.path.join(d, n), MiB + i * 4099, 700 + i)
+        data[n] = open(os.path.join(d, n), "rb").read()
+    nodes = []
+
+    def node(name, *extra, port=None):
+        base = os.path.join(str(tmp_path), name)
+        os.makedirs(base, exist_ok=True)
+        e = Eddy(base, ng, fo, ["--name", name, *extra], port=port)
+        nodes.append(e)
+        return e
+
+    yield ng, data, node
+    for e in nodes:
+        e.stop()
+
+
+def test_each_object_is_fetched_once_per_tier_through_its_parent(tier):
+    ng, data, node = tier
+    parents = [node("parent-1", "--child", "127.0.0.0/8"), node("parent-2", "--child", "127.0.0.1")]
+    plist = sum((["--parent", "http://127.0.0.1:%d" % p.port] for p in parents), [])
+    edges = [node("edge-1", *plist), node("edge-2", *plist)]
+    homes = {}
+    for n in NAMES:
+        s, body, cs, via = fetch(edges[0].port, "/n/%s/" % DIR + n)
+        assert s == 200 and sha(body) == sha(data[n]), (n, s)
+        # The parent's entry first, then the edge's: both missed, both stored.
+        assert len(cs) == 2 and cs[0].startswith("parent-") and "fwd=uri-miss" in cs[0], cs
+        assert cs[1].startswith("edge-1; fwd=uri-miss"), cs
+        homes[n] = cs[0].split(";")[0]
+        assert ", ".join(via).endswith("parent-%s, 1.1 edge-1" % homes[n][-1]), via
+        # The second edge: the same parent, a hit there; the origin is not asked again.
+        s, body, cs, _ = fetch(edges[1].port, "/n/%s/" % DIR + n, headers={"Range": "bytes=100-199"})
+        assert s == 206 and body == data[n][100:200], (n, s)
+        assert cs[0].startswith(homes[n] + "; hit") and cs[1].startswith("edge-2;"), (homes[n], cs)
+        got = origin_requests(ng, n)
+        assert len(got) == 1 and got[0][1] == len(data[n]), got
+        # nginx saw the request through both hops, in order.
+        assert got[0][2] == "1.1 edge-1, 1.1 %s" % homes[n], got
+    # The keys are shared between the parents, each on one only.
+    assert set(homes.values()) == {"parent-1", "parent-2"}, homes
+    sent = sum(r[1] for n in NAMES for r in origin_requests(ng, n))
+    assert sent == sum(len(b) for b in data.values())
+
+
+def test_a_dead_parent_moves_its_keys_to_the_next_and_go_direct_decides_when_all_are_dead(tier):
+    ng, data, node = tier
+    parents = [node("parent-1", "--child", "127.0.0.1"), node("parent-2", "--child", "127.0.0.1")]
+    plist = sum((["--parent", "http://127.0.0.1:%d" % p.port] for p in parents), [])
+    edge = node("edge-1", *plist)
+    fresh = node("edge-2", *plist)
+    strict_cfg = os.path.join(edge.base, "strict.yaml")
+    open(strict_cfg, "w").write("parent_go_direct: false\n")
+    strict = node("edge-9", *plist, "--config", strict_cfg)
+    homes = {}
+    for n in NAMES[:4]:
+        s, body, cs, _ = fetch(edge.port, "/n/%s/" % DIR + n)
+        assert s == 200 and sha(body) == sha(data[n])
+        homes[n] = cs[0].split(";")[0]
+    dead = parents[0]
+    dead.stop(sig=signal.SIGKILL)
+    # Its keys go to parent-2, which fetches only what it lacked; the others are hits there.
+    for n in NAMES[:4]:
+        s, body, cs, _ = fetch(fresh.port, "/n/%s/" % DIR + n)
+        assert s == 200 and sha(body) == sha(data[n]), (n, s, cs)
+        assert cs[0].startswith("parent-2;" if homes[n] == "parent-1" else "parent-2; hit"), (n, homes[n], cs)
+        assert len(origin_requests(ng, n)) == (2 if homes[n] == "parent-1" else 1), (n, homes[n])
+    # Both dead: go_direct (the default) asks the origin; parent_go_direct: false answers 502.
+    parents[1].stop(sig=signal.SIGKILL)
+    s, body, cs, _ = fetch(edge.port, "/n/%s/" % DIR + NAMES[6])
+    assert s == 200 and sha(body) == sha(data[NAMES[6]]) and len(cs) == 1, (s, cs)
+    assert ng.requests()[-1][2] == "1.1 edge-1"
+    s, body, cs, _ = fetch(strict.port, "/n/%s/" % DIR + NAMES[7])
+    assert s == 502, (s, body)
+    assert not origin_requests(ng, NAMES[7])
+
+
+def test_a_loop_between_two_nodes_is_508_at_once(tier):
+    ng, data, node = tier
+    pa, pb = free_port(), free_port()
+    while pb == pa:
+        pb = free_port()
+    a = node("node-a", "--parent", "http://127.0.0.1:%d" % pb, "--child", "127.0.0.1", port=pa)
+    b = node("node-b", "--parent", "http://127.0.0.1:%d" % pa, "--child", "127.0.0.1", port=pb)
+    s, body, cs, _ = fetch(a.port, "/n/%s/" % DIR + NAMES[0])
+    assert s == 508, (s, body, cs)
+    assert not origin_requests(ng, NAMES[0])
+    wait_for(lambda: "request loop refused" in open(a.errpath).read(), 10, what="the loop in node-a's log")

@@ -20,8 +20,9 @@ extension DownloadEngine {
         let key = resolver.cacheKey(job.url), url = job.url, checkAddress = job.checkAddress
         let main = homes.all[0]
         let started = EventLoop.monotonic()
-        let deliver = { [weak self, weak job] (outcome: ChangeProbe.Outcome) in
-            guard let self, let job else { return }
+        // The job held strongly: deleted meanwhile, the request is still answered.
+        let deliver = { [weak self] (outcome: ChangeProbe.Outcome) in
+            guard let self else { return }
             let ms = "\(Int((EventLoop.monotonic() - started) * 1000))"
             switch outcome {
             case let .failed(reason, status):
@@ -33,7 +34,13 @@ extension DownloadEngine {
                 save(job)
                 done(.success(RefreshReport(id: job.id, changed: false, length: old, detail: "the origin's file is the one held")))
             case let .changed(length):
-                guard job.state.holdsPins, !job.staging else { return }
+                // Refreshed again, deleted or expired while the probe was out.
+                if job.staging {
+                    return done(.success(RefreshReport(id: job.id, changed: true, length: length, detail: "a new version is being fetched already")))
+                }
+                guard job.state.holdsPins else {
+                    return done(.failure(DownloadInputError("download \(job.id) is \(job.state.rawValue)", status: 409)))
+                }
                 job.staging = true
                 // Progress is the new version's from now on (the old one's floor would show it
                 // done): a provisional plan of its length, made exact when the job runs.

@@ -20,8 +20,10 @@ extension DownloadEngine {
             return done(.failure(DownloadInputError("download \(job.id) records a live stream, which follows its playlists by itself", status: 409)))
         }
         // Revalidated whatever its freshness: the point is to ask the origin (RFC 9111 section 4.3.1).
-        loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: .always) { [weak self, weak job] result in
-            guard let self, let job else { return }
+        // Not as one of the job's own fetches: stopping the job (a pause, a plan made again) must
+        // not swallow the answer. The stored master stays pinned through a new version.
+        loadPlaylist(job.url, checkAddress: job.checkAddress, refresh: .always) { [weak self] result in
+            guard let self else { return }
             switch result {
             case let .failure(e): done(.failure(e))
             case let .success(p):

@@ -24,7 +24,7 @@ extension Home {
         let resolver = routing.resolver
         switch RequestPlan.make(method: request.method, uri: request.uri, headers: request.headers,
                                 resolver: resolver, cacheAvailable: resources.store.isAvailable, loopName: loopName,
-                                child: !children.isEmpty && children.contains { $0.contains(request.peer) }) {
+                                child: isChild(request)) {
         case let .home(url, form, checkAddress):
             // The home is the key's: viewers whose signed URLs share a key share a home.
             let key = resolver.cacheKey(url)
@@ -64,6 +64,11 @@ extension Home {
         answer(request) { [services] in services.loopServices.finished(request, $0) }
     }
 
+    /// Whether `request` comes from an edge this node is a parent of (`children:`).
+    func isChild(_ request: any ClientRequest) -> Bool {
+        !children.isEmpty && children.contains { $0.contains(request.peer) }
+    }
+
     /// Answers `request` for the resource at `url` (stored under `key`, see
     /// `TargetResolver.cacheKey`) with a cache exchange here. A key is fetched each time unless
     /// `cache_keys` says otherwise; a downloaded asset's key is pinned and served from the cache,
@@ -75,6 +80,9 @@ extension Home {
                                          checkAddress: checkAddress, reason: "key")
         }
         let exchange = CacheExchange(services: services, request: request, url: url, key: key, form: form, checkAddress: checkAddress)
+        // A child prefetches for itself, through each segment's own parent: this node prefetching
+        // too would fetch segments whose home is another parent (each object twice in the tier).
+        exchange.prefetches = !isChild(request)
         responses.keep(exchange, for: request)
         exchange.begin()
     }

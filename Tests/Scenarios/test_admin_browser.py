@@ -56,6 +56,7 @@ def operations(job, key):
            ("POST", "/api/downloads/%s/pause" % job, None),
            ("POST", "/api/downloads/%s/resume" % job, None),
            ("POST", "/api/downloads/%s/verify" % job, None),
+           ("POST", "/api/downloads/%s/refresh" % job, None),
            ("DELETE", "/api/resources/%s" % k, None),
            ("DELETE", "/api/resources?prefix=%s" % k, None),
            ("POST", "/api/resources/%s/pin" % k, None),
@@ -107,7 +108,8 @@ def test_every_state_changing_operation_refuses_a_browser_page_and_changes_nothi
                             {"Host": host, "Origin": "http://" + host, "Sec-Fetch-Site": "same-origin"})
         assert status == 200, host
     admin = ["--admin", own]
-    for args in (["cache", "pin", key], ["cache", "unpin", key], ["download", "resume", job], ["download", "verify", job]):
+    for args in (["cache", "pin", key], ["cache", "unpin", key], ["download", "resume", job], ["download", "verify", job],
+                 ["download", "refresh", job]):
         r = subprocess.run([EDDY, *args, *admin], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, (args, r.stdout, r.stderr)
     status, j = api(e, "PATCH", "/api/downloads/" + job, {"subtitles": ["none"]})

@@ -63,6 +63,9 @@ final class CacheExchange {
     static let stepBytes = 256 << 10
     static let highWater = 256 << 10
 
+    /// Whether the segments after this one are prefetched (not for a child's request).
+    var prefetches = true
+
     init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, key: String, form: RequestForm, checkAddress: Bool) {
         self.services = services
         self.request = request
@@ -96,7 +99,7 @@ final class CacheExchange {
     }
 
     func begin() {
-        services.playlists.prefetch(after: base)
+        if prefetches { services.playlists.prefetch(after: base) }
         let now = services.loop.wallClock()
         let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: now)
         key = resolved

@@ -187,6 +187,21 @@ def test_thirty_clients_through_haproxy_cost_one_origin_fetch_per_object_and_sur
     assert out - t["killed"] < 3.0, out - t["killed"]
     # Only requests that were on the dead edge failed (at most one per client), and none after.
     assert len(bad) <= 30, bad[:10]
+    first = {a: next(iter(es)) for a, es in assets.items()}
+    logged = {e: len(e.answered()) for e in edges[1:]}
     assert wave(hap.port, files, 10, seed=3) == []
     # The moved assets were filled from the parents: the origin sent nothing new.
     assert origin_counts(ng, files) == before
+    # Only the dead edge's assets moved; the others stayed where they were.
+    after = {}
+    for e in edges[1:]:
+        for path, _ in e.answered()[logged[e]:]:
+            if path.startswith("/n/"):
+                after.setdefault(path.split("/")[3], set()).add(e)
+    moved = [a for a in assets if first[a] is victim]
+    for a, es in after.items():
+        if a not in moved:
+            assert es == {first[a]}, (a, es)
+    ratio = sum(origin_counts(ng, files).values()) / len(files)
+    print("MEASURED objects=%d origin_fetches_per_object=%.2f out_of_pool_s=%.2f failed_during_kill=%d assets_moved=%d/%d"
+          % (len(files), ratio, out - t["killed"], len(bad), len(moved), len(assets)))

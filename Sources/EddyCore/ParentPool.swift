@@ -42,10 +42,14 @@ public struct ParentPool: Equatable, Sendable {
         return parents.indices.sorted { (weights[$0], $1) > (weights[$1], $0) }
     }
 
-    /// Where a fetch of `key` goes at `now`: the first parent in its order that is up (or due for
-    /// a probe).
-    public func route(_ key: String, now: Double) -> Route {
-        for i in order(of: key) where parents[i].downUntil <= now { return .parent(i) }
+    /// Where a fetch of `key` goes at `now`: the first parent in its order that is up, or due for
+    /// a probe. A probe is one request: the parent stays skipped for `probe` seconds (the connect
+    /// timeout) while it is out, so that a black-holed parent holds up one request, not all.
+    public mutating func route(_ key: String, now: Double, probe: Double = 10) -> Route {
+        for i in order(of: key) where parents[i].downUntil <= now {
+            if parents[i].failures > 0 { parents[i].downUntil = now + probe }
+            return .parent(i)
+        }
         return goDirect ? .direct : .unavailable
     }
 

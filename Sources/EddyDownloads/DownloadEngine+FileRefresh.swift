@@ -77,8 +77,9 @@ extension DownloadEngine {
         guard job.staging, job.allStored else { return }
         let key = resolver.cacheKey(job.url)
         homes.ask(onHomeOf: key, { h in h.coordinators.promoteStaged(key) }, then: { [weak self, weak job] done in
-            guard let self, let job, job.staging, job.state.holdsPins, !job.planStale else { return }
+            guard let self, let job, job.staging else { return }
             guard done else {
+                guard job.state.holdsPins else { return }
                 var timer: LoopTimer?
                 timer = LoopTimer(loop: loop) { [weak self, weak job] in
                     timer = nil

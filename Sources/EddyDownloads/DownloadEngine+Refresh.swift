@@ -22,7 +22,7 @@ extension DownloadEngine {
         // Revalidated whatever its freshness: the point is to ask the origin (RFC 9111 section 4.3.1).
         // Not as one of the job's own fetches: stopping the job (a pause, a plan made again) must
         // not swallow the answer. The stored master stays pinned through a new version.
-        loadPlaylist(job.url, checkAddress: job.checkAddress, refresh: .always) { [weak self] result in
+        loadPlaylist(job.url, checkAddress: job.checkAddress, refresh: .always, askOrigin: true) { [weak self] result in
             guard let self else { return }
             switch result {
             case let .failure(e): done(.failure(e))

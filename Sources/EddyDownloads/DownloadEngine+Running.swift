@@ -54,8 +54,9 @@ extension DownloadEngine {
 
     /// Fetches `url` whole into the cache and reads it as a playlist.
     /// `refresh` says when a stored copy is revalidated first.
+    /// `askOrigin`: past any parent's stored copy too (a refresh).
     package func loadPlaylist(_ url: UpstreamURL, checkAddress: Bool, job: DownloadJob? = nil, refresh: PlaylistRefresh = .staleLive,
-                      done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
+                      askOrigin: Bool = false, done: @escaping (Result<HLSPlaylist, DownloadInputError>) -> Void) {
         var fetch: HomeFetch?
         let revalidate: ((ResourceHome, CachedResource) -> Bool)?
         switch refresh {
@@ -65,7 +66,7 @@ extension DownloadEngine {
         }
         // A job's playlists are kept; a look without a job (variants, the check before a job is
         // created) must not unpin what a job pinned.
-        let options = HomeFetch.Options(pin: job != nil, readPlaylist: true)
+        let options = HomeFetch.Options(pin: job != nil, readPlaylist: true, askOrigin: askOrigin)
         let f = HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, options: options, limiters: job.map(limiters(of:)) ?? [],
                           revalidate: revalidate) { [weak self, weak job] outcome in
             guard self != nil else { return }

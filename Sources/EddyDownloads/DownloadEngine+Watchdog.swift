@@ -10,8 +10,10 @@ extension DownloadEngine {
     /// Looks at each running job once (from the save timer, every 2 s).
     func watchForStalls() {
         let now = EventLoop.monotonic()
+        // Downloads giving way to a player (`PlayerActivity`) wait on purpose: not a stall.
+        let yielding = homes.all[0].coordinators.players.holdBack(now: now) > 0
         for job in jobs where job.state == .running {
-            guard !job.fetches.isEmpty else {
+            guard !job.fetches.isEmpty, !yielding else {
                 job.lastMove = (now, -1, -1) // nothing in flight: waiting for a backoff, or planning
                 continue
             }

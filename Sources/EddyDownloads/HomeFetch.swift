@@ -37,6 +37,8 @@ package final class HomeFetch {
         var readPlaylist = false
         /// Sniff its first bytes: an HLS playlist or a file (`Stored.kind`).
         var sniff = false
+        /// Ask the origin itself, not a parent's stored copy (a refresh).
+        var askOrigin = false
     }
 
     let url: UpstreamURL
@@ -61,7 +63,7 @@ package final class HomeFetch {
         // Holds this fetch until it has run on the home (`start` drops it here first).
         starter = { [self] in
             let f = ResourceFetch(coordinators: home.coordinators, url: url, key: key, checkAddress: checkAddress, range: range, limiters: limiters,
-                                  revalidate: revalidate.map { check in { check(home, $0) } }) { [weak self] outcome in
+                                  revalidate: revalidate.map { check in { check(home, $0) } }, askOrigin: options.askOrigin) { [weak self] outcome in
                 let result = HomeFetch.settle(outcome, on: home, options: options)
                 if main.isCurrent { self?.report(result) } else { main.mailbox.post { self?.report(result) } }
             }

@@ -47,7 +47,8 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
     package var waiterPriority: FetchPriority { .download }
 
     init(coordinators: Coordinators, url: UpstreamURL, key: String, checkAddress: Bool, range: Range<Int>? = nil, limiters: [RateLimiter] = [],
-         revalidate: ((CachedResource) -> Bool)? = nil, onDone: @escaping (Outcome) -> Void) {
+         revalidate: ((CachedResource) -> Bool)? = nil, askOrigin: Bool = false, onDone: @escaping (Outcome) -> Void) {
+        self.askOrigin = askOrigin
         self.coordinators = coordinators
         self.key = key
         self.limiters = limiters
@@ -104,7 +105,11 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
                                              waiter: self).fill
     }
 
-    private var context: FetchContext { FetchContext(url: url, checkAddress: checkAddress, key: key, base: key, limiters: limiters) }
+    private var context: FetchContext {
+        FetchContext(url: url, checkAddress: checkAddress, key: key, base: key, limiters: limiters, askOrigin: askOrigin)
+    }
+    /// Its fills ask the origin, not a parent's copy (a refresh).
+    private let askOrigin: Bool
 
     /// Stops without reporting (pause, cancel), and stops the fills nobody else wants at once:
     /// a paused download must not go on costing the origin (the unwanted-fill sweep would take

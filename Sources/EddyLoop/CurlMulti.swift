@@ -126,6 +126,8 @@ public final class CurlMulti {
         }
         for t in expired where transfers.removeValue(forKey: t.easy) != nil {
             if !pendingAdds.contains(where: { $0 === t }) { curl_multi_remove_handle(multi, t.easy) }
+            // Waited in this loop's own queue for a connection: not a parent's failure.
+            if !t.connectionStarted { t.parentOutcome = nil }
             t.finished(code: CURLE_OPERATION_TIMEDOUT)
         }
     }

@@ -79,7 +79,8 @@ extension UpstreamTransfer {
     }
 
     func finished(code: CURLcode) {
-        if !cancelled { reportParent(code == CURLE_OK) } // no head: no connection or no answer
+        // No head: no connection or no answer. A refusal by the gate never reached the parent.
+        if !cancelled && refusal == nil { reportParent(code == CURLE_OK) }
         guard !cancelled, let done = onComplete else { return }
         onComplete = nil
         onHead = nil

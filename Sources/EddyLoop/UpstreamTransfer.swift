@@ -183,6 +183,14 @@ public final class UpstreamTransfer {
 
     /// True once curl has a connection for this transfer and is about to send the request
     /// (CURLINFO_PRETRANSFER_TIME is set then, also on a reused connection).
+    /// True once curl began to connect (the name was looked up, which an address takes at once);
+    /// false while the transfer waits in the multi's own queue for a connection slot.
+    var connectionStarted: Bool {
+        var t: curl_off_t = 0
+        eddy_curl_easy_getinfo_off(easy, CURLINFO_NAMELOOKUP_TIME_T, &t)
+        return t > 0
+    }
+
     var requestSent: Bool {
         var t: curl_off_t = 0
         eddy_curl_easy_getinfo_off(easy, CURLINFO_PRETRANSFER_TIME_T, &t)

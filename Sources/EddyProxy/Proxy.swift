@@ -94,7 +94,8 @@ public final class Proxy {
                                  snapshots: hitSnapshots, offline: offline, health: OriginHealth(logger: logger),
                                  stats: requestStats, connectPolicy: connectPolicy,
                                  loops: loops, players: PlayerActivity(enabled: config.downloadYield),
-                                 parents: config.parents.isEmpty ? nil : Parents(config.parents, goDirect: config.parentGoDirect, logger: logger))
+                                 parents: config.parents.isEmpty ? nil : Parents(config.parents, goDirect: config.parentGoDirect,
+                                                                                 probeWindow: Double(config.upstreamTimeouts.connect), logger: logger))
         let main = Home(index: 0, loop: loop, mailbox: mailbox, store: stores[0], metrics: metrics, shared: shared,
                         log: { [unowned self] in log($0, $1) })
         homes.install(main)

@@ -82,7 +82,11 @@ extension Home {
         let exchange = CacheExchange(services: services, request: request, url: url, key: key, form: form, checkAddress: checkAddress)
         // A child prefetches for itself, through each segment's own parent: this node prefetching
         // too would fetch segments whose home is another parent (each object twice in the tier).
-        exchange.prefetches = !isChild(request)
+        if isChild(request) {
+            exchange.prefetches = false
+            let cc = CacheControl.parse(request.headers.combined("Cache-Control"))
+            exchange.originRequired = cc.noCache || cc.maxAge == 0
+        }
         responses.keep(exchange, for: request)
         exchange.begin()
     }

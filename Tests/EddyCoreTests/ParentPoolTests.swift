@@ -42,12 +42,14 @@ final class ParentPoolTests: XCTestCase {
         let order = pool.order(of: k)
         pool.failed(order[0], now: 100)
         XCTAssertEqual(pool.route(k, now: 100.5), .parent(order[1]))
-        XCTAssertEqual(pool.route(k, now: 101), .parent(order[0]), "after 1 s one request probes it")
+        XCTAssertEqual(pool.route(k, now: 101, probe: 5), .parent(order[0]), "after 1 s one request probes it")
+        XCTAssertEqual(pool.route(k, now: 101.5), .parent(order[1]), "one probe at a time")
         pool.failed(order[0], now: 101)
         XCTAssertEqual(pool.route(k, now: 102.9), .parent(order[1]), "then 2 s")
         for n in 0..<10 { pool.failed(order[0], now: 200 + Double(n)) }
         XCTAssertTrue(pool.isDown(order[0], now: 209 + 29.9))
         XCTAssertFalse(pool.isDown(order[0], now: 209 + 30), "never more than 30 s")
+        XCTAssertEqual(pool.route(k, now: 240), .parent(order[0]), "the probe")
         pool.answered(order[0])
         XCTAssertEqual(pool.route(k, now: 209.5), .parent(order[0]))
         XCTAssertEqual(pool.parents[order[0]].failures, 0)
@@ -62,6 +64,7 @@ final class ParentPoolTests: XCTestCase {
         }
         XCTAssertEqual(direct.route("k", now: 10.5), .direct)
         XCTAssertEqual(strict.route("k", now: 10.5), .unavailable)
-        XCTAssertEqual(ParentPool([]).route("k", now: 0), .direct)
+        var none = ParentPool([])
+        XCTAssertEqual(none.route("k", now: 0), .direct)
     }
 }

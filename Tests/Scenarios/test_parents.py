@@ -125,3 +125,28 @@ def test_a_loop_between_two_nodes_is_508_at_once(tier):
     assert s == 508, (s, body, cs)
     assert not origin_requests(ng, NAMES[0])
     wait_for(lambda: "request loop refused" in open(a.errpath).read(), 10, what="the loop in node-a's log")
+
+
+def test_a_refresh_through_a_parent_asks_the_origin_not_the_parents_copy(tier):
+    """The parent holds a fresh copy (an hour's max-age); the origin's file changes. The edge's
+    refresh says no-cache, which the parent obeys for its children: it asks the origin, and the
+    edge fetches the new version (through the parent)."""
+    from test_downloads import api, wait_done
+    ng, data, node = tier
+    parent = node("parent-1", "--child", "127.0.0.1")
+    edge = node("edge-1", "--parent", "http://127.0.0.1:%d" % parent.port)
+    url = "/n/%s/%s" % (DIR, NAMES[0])
+    status, j = api(edge, "POST", "/api/downloads", {"url": url})
+    assert status == 201, j
+    wait_done(edge, j["id"])
+    status, r = api(edge, "POST", "/api/downloads/%s/refresh" % j["id"])
+    assert status == 200 and r["changed"] is False, r
+    path = os.path.join(ng.www, DIR, NAMES[0])
+    make_file(path, 2 * MiB + 5, 4242)
+    new = open(path, "rb").read()
+    status, r = api(edge, "POST", "/api/downloads/%s/refresh" % j["id"])
+    assert status == 200 and r["changed"] is True and r["length"] == len(new), r
+    wait_done(edge, j["id"])
+    wait_for(lambda: sha(fetch(edge.port, url)[1]) == sha(new), 15, what="the new version at the edge")
+    s, body, cs, _ = fetch(parent.port, "http://127.0.0.1:%d/%s/%s" % (ng.port, DIR, NAMES[0]))
+    assert s == 200 and sha(body) == sha(new), "the parent holds the new version too"

@@ -19,10 +19,14 @@ package struct FetchContext {
     /// The byte rates a download's fetch keeps to (its own `--rate`, `download_rate_limit`):
     /// applied while no player reads the fill (see `FillSession.rateWait`). None for players.
     let limiters: [RateLimiter]
+    /// The fill asks the origin itself, not a parent's stored copy (`Cache-Control: no-cache`,
+    /// RFC 9111 section 5.2.1.4): a download's refresh.
+    let askOrigin: Bool
 
     package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil, base: String? = nil,
-                 limiters: [RateLimiter] = []) {
+                 limiters: [RateLimiter] = [], askOrigin: Bool = false) {
         self.limiters = limiters
+        self.askOrigin = askOrigin
         self.base = base ?? key ?? url.description
         self.url = url
         self.checkAddress = checkAddress

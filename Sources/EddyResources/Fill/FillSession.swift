@@ -104,8 +104,10 @@ package final class FillSession {
             }
         }
         let upstream = coordinators.upstream
+        var fields = fetch.headers
+        if fetch.askOrigin { fields.set("Cache-Control", "no-cache") }
         upstreamRequest = upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
-                                           range: asked, condition: condition, passing: fetch.headers, key: fetch.base)
+                                           range: asked, condition: condition, passing: fields, key: fetch.base)
         makeTransfer()
     }
 
@@ -197,7 +199,8 @@ package final class FillSession {
         guard state.isActive else { return }
         // A parent that could not be reached is marked down now: before anyone hears of a
         // failure, the same request goes to the key's next parent, or to the origin.
-        if let error, head == nil, sent?.parent != nil, parentRetries < 3, error.isConnectionFailure {
+        if let error, head == nil, let parent = sent?.parent, parentRetries < 3, error.isConnectionFailure,
+           coordinators.upstream.parents?.isDown(parent) == true {
             parentRetries += 1
             makeTransfer()
             transfer?.start()

@@ -69,7 +69,10 @@ package final class ResourceHome: LoopHome {
                  settings: Settings, shared: Shared) {
         let logger = shared.logger
         (self.index, self.loop, self.mailbox, self.store, self.metrics, routing) = (index, loop, mailbox, store, metrics, shared.routing)
-        curl = CurlMulti(loop: loop, maxPerHost: settings.maxPerHost)
+        // Through parents, every origin's traffic shares a parent's host and port: the per-host
+        // cap, meant to spare an origin, would queue the whole node behind one parent. The
+        // parents keep to the cap towards the origins.
+        curl = CurlMulti(loop: loop, maxPerHost: shared.parents == nil ? settings.maxPerHost : Swift.max(settings.maxPerHost, 256))
         // One gate for every upstream fetch, whoever starts it (client, prefetch, a download,
         // revalidation).
         curl.gate = shared.routing.resolver.gate

@@ -37,6 +37,8 @@ package final class ChangeProbe {
         let upstream = coordinators.upstream
         var request = upstream.request(url, checkAddress: checkAddress, userAgent: nil, range: .span(first: 0, last: 0), key: key)
         if let c = check.condition { request.headers.set(c.name, c.value) }
+        // Ask the origin, not a parent's stored copy (RFC 9111 section 5.2.1.4).
+        request.headers.set("Cache-Control", "no-cache")
         let t = upstream.transfer(for: request)
         keepAlive = self
         t.onHead = { [weak self] head in

@@ -9,18 +9,30 @@ import Logging
 package final class Parents: @unchecked Sendable {
     private let pool: Locked<ParentPool>
     private let logger: Logger
+    /// Seconds one probe of a parent that was down has to answer before another request tries
+    /// it: the connect timeout.
+    private let probeWindow: Double
 
-    package init(_ urls: [UpstreamURL], goDirect: Bool, logger: Logger) {
+    package init(_ urls: [UpstreamURL], goDirect: Bool, probeWindow: Double, logger: Logger) {
         pool = Locked(ParentPool(urls, goDirect: goDirect))
-        self.logger = logger
+        (self.probeWindow, self.logger) = (probeWindow, logger)
+    }
+
+    /// Whether the parent at `url` is marked down now.
+    func isDown(_ url: UpstreamURL) -> Bool {
+        let now = EventLoop.monotonic()
+        return pool.withLock { p in p.parents.firstIndex { $0.url == url }.map { p.isDown($0, now: now) } ?? false }
     }
 
     /// Points `request` at `key`'s parent, or marks it unavailable; `report` is then to be set as
     /// its transfer's `parentOutcome`.
     func route(_ request: inout UpstreamRequest, key: String) -> ((Bool) -> Void)? {
         let now = EventLoop.monotonic()
-        let (route, url) = pool.withLock { p -> (ParentPool.Route, UpstreamURL?) in
-            let r = p.route(key, now: now)
+        // The URL part of the key, as the cache's stripes take it: a variant (`VaryKey`) or a
+        // refresh's staged version (`Coordinators.stagingKey`) has the same parent as its URL.
+        let url = key.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? key
+        let (route, parentURL) = pool.withLock { p -> (ParentPool.Route, UpstreamURL?) in
+            let r = p.route(url, now: now, probe: probeWindow)
             if case let .parent(i) = r { return (r, p.parents[i].url) }
             return (r, nil)
         }
@@ -30,7 +42,7 @@ package final class Parents: @unchecked Sendable {
             request.unavailable = "every parent is down and parent_go_direct is false"
             return nil
         case let .parent(i):
-            request.parent = url
+            request.parent = parentURL
             return { [self] ok in note(i, ok) }
         }
     }

@@ -65,6 +65,11 @@ final class CacheExchange {
 
     /// Whether the segments after this one are prefetched (not for a child's request).
     var prefetches = true
+    /// The stored response must be validated with the origin first: a child's request with
+    /// `Cache-Control: no-cache` or `max-age=0` (RFC 9111 section 5.2.1.4), as a download's
+    /// refresh sends through its parent. Players' own no-cache is not obeyed (a reload would
+    /// reach the origin each time).
+    var originRequired = false
 
     init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, key: String, form: RequestForm, checkAddress: Bool) {
         self.services = services
@@ -110,7 +115,7 @@ final class CacheExchange {
         }
         let c = stored.map { coordinator(of: $0) }
         let role = stored.map { offlineRole($0) } ?? .none
-        let fresh = stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false
+        let fresh = !originRequired && (stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false)
         // With the origin known unreachable, a download's copy is answered from disk at once;
         // an immutable one would be anyway, and says so (`detail=offline`).
         if let r = stored, role != .none, !fresh || role == .immutable, services.health?.isUnreachable(url) == true {
@@ -118,7 +123,7 @@ final class CacheExchange {
             return answerOffline(r)
         }
         // A download's master is not served stale while revalidating: online it is the whole one.
-        let swr = !fresh && role != .revalidated && c.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
+        let swr = !fresh && !originRequired && role != .revalidated && c.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.isDiscovering(key),

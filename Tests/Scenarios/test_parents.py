@@ -150,3 +150,31 @@ def test_a_refresh_through_a_parent_asks_the_origin_not_the_parents_copy(tier):
     wait_for(lambda: sha(fetch(edge.port, url)[1]) == sha(new), 15, what="the new version at the edge")
     s, body, cs, _ = fetch(parent.port, "http://127.0.0.1:%d/%s/%s" % (ng.port, DIR, NAMES[0]))
     assert s == 200 and sha(body) == sha(new), "the parent holds the new version too"
+
+
+def test_a_black_holed_parent_costs_one_connect_timeout_then_its_keys_go_to_the_next(tier):
+    """A parent that accepts connections and never answers (a dead route): the first request for
+    one of its keys waits the connect timeout, then goes to the next parent; the requests after it
+    skip the black-holed parent at once (it is down, probed again later, one request at a time)."""
+    import subprocess, sys, time
+    from conftest import HERE, stop_process, wait_port
+    ng, data, node = tier
+    hole = free_port()
+    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(hole), "blackhole"])
+    try:
+        wait_port(hole, proc)
+        good = node("parent-2", "--child", "127.0.0.1")
+        edge = node("edge-1", "--parent", "http://127.0.0.1:%d" % hole, "--parent", "http://127.0.0.1:%d" % good.port,
+                    "--connect-timeout", "2", "--stall-timeout", "2")
+        took = []
+        for i in range(20):  # 20 keys: about half of them hash to the black-holed parent first
+            t0 = time.monotonic()
+            s, body, cs, _ = fetch(edge.port, "/n/%s/%s?k=%d" % (DIR, NAMES[0], i))
+            took.append(time.monotonic() - t0)
+            assert s == 200 and sha(body) == sha(data[NAMES[0]]), (i, s, cs)
+            assert cs[0].startswith("parent-2;"), cs
+        # The first key homed at the dead route waited for it (about the stall timeout); the
+        # others went straight to parent-2, but for a probe after the 1 s backoff on a slow machine.
+        assert max(took) < 6 and 1 <= sum(t > 1.5 for t in took) and sum(t > 1.0 for t in took) <= 2, took
+    finally:
+        stop_process(proc)

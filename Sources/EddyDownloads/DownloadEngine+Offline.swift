@@ -12,7 +12,10 @@ extension DownloadEngine {
         guard !of.isEmpty else { return nil }
         var out = Set<String>()
         for j in of {
-            guard let plan = j.plan else { continue }
+            guard let plan = j.plan else {
+                out.formUnion(j.restoredComplete)
+                continue
+            }
             for r in j.completeRenditions() { out.insert(plan.renditions[r].url.description) }
         }
         return out
@@ -66,6 +69,8 @@ extension DownloadEngine {
             var held = renditions[j.url.description] ?? []
             if let plan = j.plan {
                 for r in j.completeRenditions() { held.insert(plan.renditions[r].url.description) }
+            } else {
+                held.formUnion(j.restoredComplete) // until the plan is built again after a restart
             }
             renditions[j.url.description] = held
             for (u, rec) in j.recordings where rec.segments.count > (recordings[u.description]?.segments.count ?? -1) {

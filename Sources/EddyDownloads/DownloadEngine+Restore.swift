@@ -28,6 +28,7 @@ extension DownloadEngine {
             job.hasArtwork = r.artwork == true
             job.keptRenditions = r.kept ?? []
             job.staging = r.staging == true
+            job.restoredComplete = Set(r.complete ?? [])
             job.floor.bytesDone = r.bytesDone
             job.floor.segmentsDone = r.segmentsDone
             job.floor.mediaSecondsDone = r.mediaSecondsDone
@@ -39,6 +40,7 @@ extension DownloadEngine {
         }
         removedIDs = (try? database.removed()) ?? []
         if !jobs.isEmpty { logger.info("download jobs restored", metadata: ["count": "\(jobs.count)"]) }
+        publishCatalog() // what they held, before any request is answered
         kick.schedule(after: 0)
     }
 

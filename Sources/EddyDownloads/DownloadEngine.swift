@@ -129,6 +129,8 @@ package final class DownloadEngine {
         var kept: [SelectedRendition]?
         /// A file's new version is being fetched beside the old (`DownloadJob.staging`).
         var staging: Bool?
+        /// The media playlist URLs held whole (`DownloadJob.restoredComplete`).
+        var complete: [String]?
     }
 
     /// Done counts, as kept across restarts.
@@ -148,7 +150,9 @@ package final class DownloadEngine {
                        recordings: job.recordings.isEmpty ? nil : Dictionary(uniqueKeysWithValues: job.recordings.map { ($0.key.description, $0.value.header) }),
                        renditions: job.renditionFloors.mapValues {
                            Floor(bytesDone: $0.bytesDone, segmentsDone: $0.segmentsDone, mediaSecondsDone: $0.mediaSecondsDone)
-                       }, kept: job.keptRenditions.isEmpty ? nil : job.keptRenditions, staging: job.staging ? true : nil)
+                       }, kept: job.keptRenditions.isEmpty ? nil : job.keptRenditions, staging: job.staging ? true : nil,
+                       complete: job.plan.map { p in job.completeRenditions().map { p.renditions[$0].url.description }.sorted() }
+                           ?? (job.restoredComplete.isEmpty ? nil : job.restoredComplete.sorted()))
         guard let data = try? JSONEncoder().encode(r), let text = String(data: data, encoding: .utf8) else { return }
         do { try database.save(id: job.id, created: job.createdAt, record: text) } catch {
             logger.error("cannot save a download job", metadata: ["id": "\(job.id)", "error": "\(error)"])

@@ -30,6 +30,10 @@ package final class DownloadJob {
     /// Renditions a refresh found a better match for, still held beside it (their variant
     /// index as the playlist of their time had it); every plan includes them.
     var keptRenditions: [SelectedRendition] = []
+    /// The media playlist URLs it held whole when last saved: what it holds for offline playback
+    /// after a restart until its plan is built again from the cache (a player on a plane asks at
+    /// once, and an empty set would cut every variant out of the master).
+    var restoredComplete: Set<String> = []
     /// A file download's refresh found a new version: it is fetched under the staging key
     /// (`Coordinators.stagingKey`) while the old one stays whole and pinned under the URL's key,
     /// which it replaces once complete (`DownloadEngine.promote`).

@@ -80,13 +80,9 @@ extension DownloadEngine {
             guard let self, let job, job.staging else { return }
             guard done else {
                 guard job.state.holdsPins else { return }
-                var timer: LoopTimer?
-                timer = LoopTimer(loop: loop) { [weak self, weak job] in
-                    timer = nil
+                return soon(after: 1) { [weak self, weak job] in
                     if let self, let job { promote(job) }
                 }
-                timer?.schedule(after: 1)
-                return
             }
             job.staging = false
             if var plan = job.plan {

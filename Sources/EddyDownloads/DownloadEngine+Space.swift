@@ -98,14 +98,14 @@ extension DownloadEngine {
         schedule()
     }
 
-    /// Runs `action` from the loop once the current event is handled.
-    func soon(_ action: @escaping () -> Void) {
+    /// Runs `action` from the loop once the current event is handled, or `seconds` later.
+    func soon(after seconds: Double = 0, _ action: @escaping () -> Void) {
         var timer: LoopTimer?
         timer = LoopTimer(loop: loop) {
             action()
             timer = nil // the timer keeps itself until it fires
         }
-        timer?.schedule(after: 0)
+        timer?.schedule(after: seconds)
     }
 
     /// Jobs past their `expires` are released: state `expired`, unpinned, bytes left to eviction.

@@ -16,7 +16,8 @@ extension CacheStore {
     /// (newer than their index rows, or not committed yet), and the rows it removed and has not
     /// committed yet. On its loop.
     public func residents(prefix: String) -> (items: [ResourceSummary], removed: [Int]) {
-        (resources.filter { $0.key.hasPrefix(prefix) && $0.value.meta.status != 0 }.map { CacheStore.summary($0.value) },
+        (resources.merging(leaving) { a, _ in a }.filter { $0.key.hasPrefix(prefix) && $0.value.meta.status != 0 }
+            .map { CacheStore.summary($0.value) },
          writer.pendingDeleteIDs)
     }
 
@@ -49,14 +50,14 @@ extension CacheStore {
     /// The resource under `key` without marking it used (an operator looking is not a use).
     public func peek(_ key: String) -> CachedResource? {
         guard isAvailable else { return nil }
-        if let r = resources[key] { return r }
+        if let r = resources[key] ?? leaving[key] { return r.fd >= 0 ? r : lookup(key, now: r.lastAccess) }
         guard let row = try? index.lookup(key), !writer.isDeletePending(id: row.id) else { return nil }
         return lookup(key, now: row.lastAccess)
     }
 
     /// Keys under `prefix`, committed or only in memory (a purge by prefix).
     public func keys(prefix: String) -> [String] {
-        var keys = Set(resources.keys.filter { $0.hasPrefix(prefix) })
+        var keys = Set(resources.keys.filter { $0.hasPrefix(prefix) } + leaving.keys.filter { $0.hasPrefix(prefix) })
         var cursor: String?
         repeat {
             let page = list(prefix: prefix, order: .key, cursor: cursor, limit: 1000)

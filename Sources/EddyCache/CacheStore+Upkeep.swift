@@ -11,9 +11,16 @@ extension CacheStore {
             let measured = writer.measureIndex()
             share.totals.withLock { $0.index = measured }
         }
-        // Resources nobody uses and whose state is committed leave memory; the index has them.
+        // Resources nobody uses and whose state is committed leave memory, through `leaving`
+        // until the index has them (the commit runs in the background).
+        leaving = leaving.filter { !writer.isSettled($0.value) }
         if resources.count > CacheStore.residentResources {
-            for (k, r) in resources where !r.dirty && !isInUse(r) { resources[k] = nil }
+            for (k, r) in resources where !r.dirty && !isInUse(r) {
+                resources[k] = nil
+                guard !writer.isSettled(r) else { continue }
+                if r.fd >= 0 { close(r.fd); r.fd = -1 }
+                leaving[k] = r
+            }
         }
         trimAt = resources.count + CacheStore.residentResources
     }

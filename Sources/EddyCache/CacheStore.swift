@@ -35,6 +35,9 @@ public final class CacheStore: Cache {
     let writer: IndexWriter
     /// Resources in memory, by key: those in use, recently used, or not yet committed.
     var resources: [String: CachedResource] = [:]
+    /// Resources trimmed from memory whose last commit has not landed yet, their files closed: the
+    /// index does not have them as they are, so a lookup takes them back from here.
+    var leaving: [String: CachedResource] = [:]
     /// Confirmed bytes across the cache (every stripe).
     public var totalBytes: Int { share.totals.withLock { $0.bytes } }
     /// Confirmed bytes of pinned resources (downloads): eviction never frees them, so they are
@@ -124,6 +127,12 @@ public final class CacheStore: Cache {
     public func lookup(_ key: String, now: Int) -> CachedResource? {
         guard isAvailable else { return nil }
         if let r = resources[key] { r.lastAccess = now; return r }
+        if let r = leaving.removeValue(forKey: key) {
+            r.lastAccess = now
+            openStoredFile(r)
+            resources[key] = r
+            return r
+        }
         do {
             // A row removed in memory but not yet deleted in the index must stay gone.
             guard let row = try index.lookup(key), !writer.isDeletePending(id: row.id) else { return nil }
@@ -133,8 +142,8 @@ public final class CacheStore: Cache {
             r.unverified = row.ranges
             r.dirty = true // to record the new last_access
             openStoredFile(r)
+            trimIfGrown() // first: the resource handed out must stay in memory
             resources[key] = r
-            trimIfGrown()
             return r
         } catch {
             logger.error("index lookup failed", metadata: ["key": "\(key)", "error": "\(error)"])
@@ -144,12 +153,12 @@ public final class CacheStore: Cache {
 
     /// Creates an empty resource (version 1) with `meta`.
     public func insert(key: String, meta: ResourceMeta, now: Int) -> CachedResource {
-        if let old = resources[key] { remove(old) }
+        if let old = resources[key] ?? leaving.removeValue(forKey: key) { remove(old) }
         let r = CachedResource(id: share.allocateID(), key: key, version: 1, meta: meta, confirmed: ByteRangeSet(), lastAccess: now)
         r.dirty = true
         files.create(r)
+        trimIfGrown() // first: the resource handed out must stay in memory
         resources[key] = r
-        trimIfGrown()
         return r
     }
 
@@ -197,7 +206,9 @@ public final class CacheStore: Cache {
         share.add(-bytes, pinned: r.pinned)
         r.accountedBytes = 0
         r.confirmed = ByteRangeSet()
-        resources[r.key] = nil
+        // Only itself: a resource removed once and dropped again later (a fill ending on a purged
+        // resource) must not take the new resource under its key out of memory.
+        if resources[r.key] === r { resources[r.key] = nil }
         writer.delete(id: r.id, path: path(r))
         if r.fd >= 0 { close(r.fd); r.fd = -1 }
         for l in listeners { l.resourceRemoved(r, bytes: bytes) }

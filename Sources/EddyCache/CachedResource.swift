@@ -25,6 +25,8 @@ public final class CachedResource {
     /// True when confirmed ranges or metadata changed since the last index commit.
     var dirty = false
     var metaDirty = false
+    /// The number of the index commit that last wrote this resource (see `IndexWriter.isSettled`).
+    var committedIn = 0
     var lastAccess: Int
     /// Bytes confirmed and counted in the store's total.
     var accountedBytes = 0

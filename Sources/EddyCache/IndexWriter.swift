@@ -1,4 +1,5 @@
 import CSystem
+import EddyCore
 import Foundation
 import Logging
 
@@ -10,8 +11,19 @@ final class IndexWriter {
     let index: IndexDatabase
     private let directory: String
     private let logger: Logger
-    /// Rows removed in memory and not yet deleted in the index.
+    /// Rows removed in memory and not yet queued for deletion.
     private var pendingDeletes: [Int] = []
+    /// What the index queue has not finished yet: rows removed in memory (queued or not), and the
+    /// last commit it finished. A commit runs in the background, so until it lands the index still
+    /// holds what memory dropped: a lookup there would bring a removed row back as a second
+    /// resource of one file (its bytes then subtracted twice), or a trimmed one as it was before.
+    private let unsettled = Locked(Unsettled())
+    private struct Unsettled {
+        var deletes: Set<Int> = []
+        var finished = 0
+    }
+    /// The number of the last commit queued.
+    private var queued = 0
     /// Files to unlink once the index no longer names them.
     private var pendingUnlinks: [String] = []
     /// The cache directory, opened on first use, for syncfs.
@@ -32,6 +44,7 @@ final class IndexWriter {
     /// Queues the deletion of row `id` and the unlink of its data file `path`, both at the next commit.
     func delete(id: Int, path: String) {
         pendingDeletes.append(id)
+        unsettled.withLock { _ = $0.deletes.insert(id) }
         pendingUnlinks.append(path)
     }
 
@@ -43,10 +56,16 @@ final class IndexWriter {
 
     /// True when row `id` is removed in memory but not yet in the index, so a lookup must not
     /// bring it back (a later commit would re-upsert it and unlink its file).
-    func isDeletePending(id: Int) -> Bool { pendingDeletes.contains(id) }
+    func isDeletePending(id: Int) -> Bool { unsettled.withLock { $0.deletes.contains(id) } }
 
     /// Rows removed in memory and not yet deleted in the index.
-    var pendingDeleteIDs: [Int] { pendingDeletes }
+    var pendingDeleteIDs: [Int] { unsettled.withLock { Array($0.deletes) } }
+
+    /// True when the index has `r` as memory has it: it is not dirty, and the commit that last
+    /// wrote it has landed. Only such a resource may leave memory.
+    func isSettled(_ r: CachedResource) -> Bool {
+        !r.dirty && r.committedIn <= unsettled.withLock { $0.finished }
+    }
 
     /// Commits the dirty resources among `resources`, the queued deletions and unlinks. With `wait`
     /// it returns once they (and every earlier commit) are done. Returns false when there was
@@ -55,8 +74,10 @@ final class IndexWriter {
         var rows: [IndexDatabase.Row] = []
         var fds: [Int32] = []
         var dirtyFiles = 0
+        let number = queued + 1
         for r in resources where r.dirty {
             r.dirty = false
+            r.committedIn = number
             if r.fd >= 0 {
                 dirtyFiles += 1
                 if dirtyFiles <= IndexWriter.maxFileSyncs { fds.append(dup(r.fd)) }
@@ -74,7 +95,8 @@ final class IndexWriter {
             if wait { index.queue.sync {} } // earlier background commits must be done too
             return false
         }
-        let idx = index, log = logger
+        queued = number
+        let idx = index, log = logger, unsettled = self.unsettled
         let syncAll = dirtyFiles > IndexWriter.maxFileSyncs ? syncFD : -1
         let job = {
             if syncAll >= 0 { eddy_syncfs(syncAll) }
@@ -86,6 +108,10 @@ final class IndexWriter {
                 log.error("index commit failed", metadata: ["error": "\(error)"])
             }
             for p in unlinks { unlink(p) }
+            unsettled.withLock { u in
+                u.deletes.subtract(deletes)
+                u.finished = number
+            }
         }
         if wait { index.queue.sync(execute: job) } else { index.queue.async(execute: job) }
         return true

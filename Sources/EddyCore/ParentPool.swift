@@ -43,14 +43,21 @@ public struct ParentPool: Equatable, Sendable {
     }
 
     /// Where a fetch of `key` goes at `now`: the first parent in its order that is up, or due for
-    /// a probe. A probe is one request: the parent stays skipped for `probe` seconds (the connect
-    /// timeout) while it is out, so that a black-holed parent holds up one request, not all.
-    public mutating func route(_ key: String, now: Double, probe: Double = 10) -> Route {
-        for i in order(of: key) where parents[i].downUntil <= now {
+    /// a probe, and not among `skipping` (parents that answered this fetch without the object). A
+    /// probe is one request: the parent stays skipped for `probe` seconds (the connect timeout)
+    /// while it is out, so that a black-holed parent holds up one request, not all.
+    public mutating func route(_ key: String, now: Double, probe: Double = 10, skipping: Set<Int> = []) -> Route {
+        for i in order(of: key) where parents[i].downUntil <= now && !skipping.contains(i) {
             if parents[i].failures > 0 { parents[i].downUntil = now + probe }
             return .parent(i)
         }
         return goDirect ? .direct : .unavailable
+    }
+
+    /// The parent a fetch of `key` would go to next, `skipping` those that answered it without
+    /// the object; nil when none is left up (ATS's simple retry: the last answer stands).
+    public func next(for key: String, now: Double, skipping: Set<Int>) -> Int? {
+        order(of: key).first { parents[$0].downUntil <= now && !skipping.contains($0) }
     }
 
     /// Parent `i` could not be reached, or failed for its own reasons: down, and asked again

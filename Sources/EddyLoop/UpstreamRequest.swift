@@ -20,6 +20,10 @@ public struct UpstreamRequest: Sendable {
     public var unavailable: String?
     /// The cache key a parent is chosen by (set by whoever builds the request; the URL's if nil).
     public var parentKey: String?
+    /// Parents that answered this fetch without the object, with an error of their own upstream
+    /// (502, 503, 504: an origin they cannot reach): the next parent in the key's order is asked,
+    /// which may hold it (a download's pinned copy on the parent tier).
+    public var passedOver: [UpstreamURL] = []
 
     public init(url: UpstreamURL) { self.url = url }
 }

@@ -84,8 +84,10 @@ extension Home {
         // too would fetch segments whose home is another parent (each object twice in the tier).
         if isChild(request) {
             exchange.prefetches = false
+            exchange.askedByChild = true
             let cc = CacheControl.parse(request.headers.combined("Cache-Control"))
             exchange.originRequired = cc.noCache || cc.maxAge == 0
+            exchange.childMaxAge = cc.maxAge
         }
         responses.keep(exchange, for: request)
         exchange.begin()

@@ -36,6 +36,22 @@ final class ParentPoolTests: XCTestCase {
         XCTAssertEqual(Double(movedToNew), Double(keys.count) / 4, accuracy: 120)
     }
 
+    func test_parentsThatAnsweredWithoutTheObjectAreSkipped_inTheKeysOrder_untilNoneIsLeft() {
+        var pool = three
+        let k = keys[42]
+        let order = pool.order(of: k)
+        XCTAssertEqual(pool.next(for: k, now: 0, skipping: []), order[0])
+        XCTAssertEqual(pool.route(k, now: 0, skipping: [order[0]]), .parent(order[1]))
+        XCTAssertEqual(pool.next(for: k, now: 0, skipping: [order[0]]), order[1])
+        // Passed over is not down: other keys still go there.
+        XCTAssertFalse(pool.isDown(order[0], now: 0))
+        // A down parent is not a next one either; with every other passed over, none is left.
+        pool.failed(order[2], now: 0)
+        XCTAssertNil(pool.next(for: k, now: 0.5, skipping: [order[0], order[1]]))
+        XCTAssertEqual(pool.next(for: k, now: 0.5, skipping: [order[0]]), order[1])
+        XCTAssertEqual(pool.next(for: k, now: 2, skipping: [order[0], order[1]]), order[2], "due for its probe")
+    }
+
     func test_aDownParentIsSkippedForTheNextInTheKeysOrder_andProbedAfterACappedBackoff() {
         var pool = three
         let k = keys[7]

@@ -178,3 +178,75 @@ def test_a_black_holed_parent_costs_one_connect_timeout_then_its_keys_go_to_the_
         assert max(took) < 6 and 1 <= sum(t > 1.5 for t in took) and sum(t > 1.0 for t in took) <= 2, took
     finally:
         stop_process(proc)
+
+
+@pytest.mark.parametrize("mode", ["refused", "blackhole"])
+def test_a_download_on_a_parent_plays_through_the_edges_with_the_origin_gone(origins, tmp_path, mode):
+    """Issue 32, item 3: a download runs on a parent (`eddy download add --admin` pointed at it)
+    and holds the pinned copy there. With the origin refused, or black-holed (accepts, never
+    answers), both edges play it byte-exact: an edge warmed by a player before, and one that
+    never saw it. A key whose home is the other parent gets that parent's 502 or 504 (it holds
+    nothing, and tells a child at once once it knows the origin unreachable), and the edge asks
+    the key's next parent, which holds the download (ATS's simple retry). Offline, the master
+    lists only what was downloaded, as the offline policy says."""
+    import subprocess, time
+    from conftest import EDDY, FaultOrigin, play
+    from test_downloads import ASSET, api, files_of, make_asset, wait_done
+    from test_offline_trust import Hostile, uris
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path))
+    d = make_asset(os.path.join(fo.www, ASSET))
+    nodes = []
+
+    def node(name, *extra):
+        base = os.path.join(str(tmp_path), name)
+        os.makedirs(base, exist_ok=True)
+        nodes.append(Eddy(base, ng, fo, ["--name", name, "--stall-timeout", "3", "--connect-timeout", "3", *extra]))
+        return nodes[-1]
+    hostile = None
+    try:
+        parents = [node("parent-1", "--child", "127.0.0.1"), node("parent-2", "--child", "127.0.0.1")]
+        plist = sum((["--parent", "http://127.0.0.1:%d" % p.port] for p in parents), [])
+        warm, cold = node("edge-1", *plist), node("edge-2", *plist)
+        # The download, added with the CLI on parent-1: its units are fetched there, from the origin.
+        out = subprocess.run([EDDY, "download", "add", "--admin", "127.0.0.1:%d" % parents[0].admin,
+                              "--variant-index", "0", "--audio", "fr", "--subtitles", "en", "/f/%s/master.m3u8" % ASSET],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        j = wait_done(parents[0], out.stdout.split()[0])
+        assert j["playable_offline"] is True, j
+        # A player on edge-1 watched the first seconds while the origin was there.
+        for p in ["master.m3u8", "v0/index.m3u8", "v0/init_0.mp4", "v0/seg0.m4s", "a1/index.m3u8", "a1/seg0.m4s"]:
+            assert warm.get("/f/%s/%s" % (ASSET, p)).status == 200, p
+        warmed = time.monotonic()
+        port = fo.port
+        fo.stop()
+        hostile = Hostile(port, mode)
+        files = files_of(d, "v0", "a1", "s0")
+        # A parent may answer an edge with its copy of the master while that copy is at most a
+        # second old (max-age=1, in whole seconds): the window in which a player can still get
+        # the origin's whole master from a parent that does not hold the download. Past it:
+        time.sleep(max(0.0, 2.1 - (time.monotonic() - warmed)))
+        for e in (cold, warm):
+            s, body, cs, _ = fetch(e.port, "/f/%s/master.m3u8" % ASSET)
+            assert s == 200, (s, body, cs)
+            assert [u.split("/")[-2] for u in uris(body.decode())] == ["v0"], (body, cs)
+            assert cs[0] == "parent-1; hit; detail=offline", cs
+            took = []
+            for path, data in files.items():
+                t0 = time.monotonic()
+                r = e.get("/f" + path, timeout=30)
+                took.append(time.monotonic() - t0)
+                assert r.status == 200, (path, r.status, r.body[:200], r.headers)
+                if not path.endswith(".m3u8"):
+                    assert sha(r.body) == sha(data), path
+            # Refused: no request waits. Black-holed: the first key homed on parent-2 waits one
+            # stall timeout (3 s); after it, parent-2 answers at once (or is skipped as down).
+            assert sum(t > 1.0 for t in took) <= (0 if mode == "refused" else 1) and max(took) < 8, took
+            play("http://127.0.0.1:%d/f/%s/master.m3u8" % (e.port, ASSET))
+    finally:
+        if hostile:
+            hostile.stop()
+        fo.stop()
+        for e in nodes:
+            e.stop()

@@ -22,11 +22,15 @@ package struct FetchContext {
     /// The fill asks the origin itself, not a parent's stored copy (`Cache-Control: no-cache`,
     /// RFC 9111 section 5.2.1.4): a download's refresh.
     let askOrigin: Bool
+    /// The oldest stored copy a parent may answer with (`Cache-Control: max-age`, RFC 9111
+    /// section 5.2.1.1), or nil for any fresh one: a tier's multivariant playlists.
+    let maxAge: Int?
 
     package init(url: UpstreamURL, checkAddress: Bool, client: (any FetchClient)? = nil, key: String? = nil, base: String? = nil,
-                 limiters: [RateLimiter] = [], askOrigin: Bool = false) {
+                 limiters: [RateLimiter] = [], askOrigin: Bool = false, maxAge: Int? = nil) {
         self.limiters = limiters
         self.askOrigin = askOrigin
+        self.maxAge = maxAge
         self.base = base ?? key ?? url.description
         self.url = url
         self.checkAddress = checkAddress

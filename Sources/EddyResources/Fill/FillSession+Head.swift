@@ -7,6 +7,7 @@ import EddyLoop
 /// responses waiting for it.
 extension FillSession {
     func received(head: UpstreamHead) -> Bool {
+        if passesOverParent(head) { return false } // ends this transfer; `completed` asks the next
         self.head = head
         let now = coordinators.loop.wallClock()
         if let r = resource {

@@ -48,8 +48,11 @@ package final class FillSession {
     private var transfer: UpstreamTransfer?
     /// What the fill asks upstream; sent again to another parent when one fails to connect.
     private var upstreamRequest: UpstreamRequest!
-    /// Requests sent again because a parent could not be reached.
+    /// Requests sent again because a parent could not be reached, or answered without the object.
     private var parentRetries = 0
+    /// The parent answered with an error from its side (see `passesOverParent`): when this
+    /// transfer ends, the next parent is asked.
+    private var askNextParent = false
     /// Responses waiting for this fill's head (discovery, revalidation, validation before a head).
     private var headWaiters: [HeadWaiter] = []
     /// The response that started the fill; it inherits the transfer when the response is not storable.
@@ -105,7 +108,11 @@ package final class FillSession {
         }
         let upstream = coordinators.upstream
         var fields = fetch.headers
-        if fetch.askOrigin { fields.set("Cache-Control", "no-cache") }
+        if fetch.askOrigin {
+            fields.set("Cache-Control", "no-cache")
+        } else if let maxAge = fetch.maxAge {
+            fields.set("Cache-Control", "max-age=\(maxAge)")
+        }
         upstreamRequest = upstream.request(fetch.url, checkAddress: fetch.checkAddress, userAgent: fetch.userAgent,
                                            range: asked, condition: condition, passing: fields, key: fetch.base)
         makeTransfer()
@@ -193,10 +200,33 @@ package final class FillSession {
         detach(r)
     }
 
+    /// A parent's 502, 503 or 504 says it could not get the object (its origin is refused or
+    /// silent): another parent may hold it, a download's pinned copy above all (issue 32: the
+    /// parent tier holds downloads, and edges serve them offline). The next up parent in the key's
+    /// order is asked before anyone hears of it (ATS's simple retry); this transfer is stopped.
+    func passesOverParent(_ head: UpstreamHead) -> Bool {
+        guard [502, 503, 504].contains(head.status), parentRetries < 3, let sent = transfer?.request, let parent = sent.parent,
+              let parents = coordinators.upstream.parents else { return false }
+        upstreamRequest.passedOver.append(parent)
+        guard parents.hasAnother(for: upstreamRequest) else {
+            upstreamRequest.passedOver.removeLast()
+            return false
+        }
+        askNextParent = true
+        return true
+    }
+
     private func completed(_ error: UpstreamError?) {
         let sent = transfer?.request
         transfer = nil
         guard state.isActive else { return }
+        if askNextParent {
+            askNextParent = false
+            parentRetries += 1
+            makeTransfer()
+            transfer?.start()
+            return
+        }
         // A parent that could not be reached is marked down now: before anyone hears of a
         // failure, the same request goes to the key's next parent, or to the origin.
         if let error, head == nil, let parent = sent?.parent, parentRetries < 3, error.isConnectionFailure,

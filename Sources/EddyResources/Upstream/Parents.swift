@@ -24,15 +24,21 @@ package final class Parents: @unchecked Sendable {
         return pool.withLock { p in p.parents.firstIndex { $0.url == url }.map { p.isDown($0, now: now) } ?? false }
     }
 
+    /// Whether a parent other than those `request` passed over is up for its key: then an error
+    /// answer from the origin's side (502, 503, 504) is worth asking that parent about.
+    func hasAnother(for request: UpstreamRequest) -> Bool {
+        let now = EventLoop.monotonic(), url = Parents.hashed(request)
+        return pool.withLock { p in p.next(for: url, now: now, skipping: Parents.indices(of: request.passedOver, in: p)) != nil }
+    }
+
     /// Points `request` at `key`'s parent, or marks it unavailable; `report` is then to be set as
     /// its transfer's `parentOutcome`.
     func route(_ request: inout UpstreamRequest, key: String) -> ((Bool) -> Void)? {
         let now = EventLoop.monotonic()
-        // The URL part of the key, as the cache's stripes take it: a variant (`VaryKey`) or a
-        // refresh's staged version (`Coordinators.stagingKey`) has the same parent as its URL.
-        let url = key.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? key
+        let url = Parents.urlPart(of: key)
+        let passedOver = request.passedOver
         let (route, parentURL) = pool.withLock { p -> (ParentPool.Route, UpstreamURL?) in
-            let r = p.route(url, now: now, probe: probeWindow)
+            let r = p.route(url, now: now, probe: probeWindow, skipping: Parents.indices(of: passedOver, in: p))
             if case let .parent(i) = r { return (r, p.parents[i].url) }
             return (r, nil)
         }
@@ -45,6 +51,18 @@ package final class Parents: @unchecked Sendable {
             request.parent = parentURL
             return { [self] ok in note(i, ok) }
         }
+    }
+
+    /// The URL part of a key, as the cache's stripes take it: a variant (`VaryKey`) or a refresh's
+    /// staged version (`Coordinators.stagingKey`) has the same parent as its URL.
+    static func urlPart(of key: String) -> String {
+        key.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? key
+    }
+
+    private static func hashed(_ request: UpstreamRequest) -> String { urlPart(of: request.parentKey ?? request.url.description) }
+
+    private static func indices(of urls: [UpstreamURL], in pool: ParentPool) -> Set<Int> {
+        Set(urls.compactMap { u in pool.parents.firstIndex { $0.url == u } })
     }
 
     private func note(_ i: Int, _ ok: Bool) {

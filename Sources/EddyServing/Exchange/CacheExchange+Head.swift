@@ -23,12 +23,16 @@ extension CacheExchange {
             respondWhole(r, stored: stored, extra: extra)
             return
         }
-        switch Preconditions.evaluate(headers: request.headers, etag: m.etag, lastModified: m.lastModified) {
+        // Offline, a playlist is this node's own cut (`OfflineMultivariant`, a recording), not the
+        // stored representation a client's validators name: it is always sent whole.
+        let isPlaylist = !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r))
+        let conditions = machine.isOffline && isPlaylist ? HTTPHeaders() : request.headers
+        switch Preconditions.evaluate(headers: conditions, etag: m.etag, lastModified: m.lastModified) {
         case .notModified:
             var headers = stored.headers.appending(extra).forNotModified()
             // A playlist's answer is rewritten by eddy and names no ETag (`Playlists.response`);
             // its 304 must not hand the client the origin's.
-            if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)) { headers.remove("ETag") }
+            if isPlaylist { headers.remove("ETag") }
             finishWhole(status: 304, headers: headers)
             return
         case .preconditionFailed:
@@ -36,7 +40,7 @@ extension CacheExchange {
             return
         case .proceed: break
         }
-        if !machine.playlistAsBytes && services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)) {
+        if isPlaylist {
             machine.awaitingPlaylist()
             pump()
             return

@@ -37,6 +37,14 @@ extension CacheExchange {
         }
         var stored = services.responseHeaders(for: coordinator(of: r)).headers
         stored.add("Age", services.age(r, now: services.loop.wallClock()))
+        if machine.isOffline {
+            // Not the origin's representation but this node's offline one: caches after this one
+            // (a child eddy, a browser) must ask again, and get the whole one once the origin is back.
+            // No validator either: the origin's would make the cut one look current then.
+            stored.set("Cache-Control", "no-cache")
+            stored.remove("Expires")
+            stored.remove("Last-Modified")
+        }
         let response = services.loopServices.playlistResponse(playlist, headers: stored, url: url, form: form)
         var h = response.headers
         machine.setStored(cacheStatus.forward != nil)

@@ -70,6 +70,17 @@ final class CacheExchange {
     /// refresh sends through its parent. Players' own no-cache is not obeyed (a reload would
     /// reach the origin each time).
     var originRequired = false
+    /// The request comes from a child (`children:`), which has other parents to ask.
+    var askedByChild = false
+    /// A child's `max-age` (RFC 9111 section 5.2.1.1): a stored copy older than this is validated
+    /// first, as for `originRequired`.
+    var childMaxAge: Int?
+    /// The oldest copy a parent may answer this response's fills with (see `tierMasterMaxAge`).
+    private var upstreamMaxAge: Int?
+    /// How old a parent's copy of a multivariant playlist may be for an edge: its revalidation
+    /// reaches the origin at most once a second per parent, whatever the number of viewers, and
+    /// finds within a second that the origin is gone (and the download's parent answers).
+    static let tierMasterMaxAge = 1
 
     init(services: ExchangeServices, request: any ClientRequest, url: UpstreamURL, key: String, form: RequestForm, checkAddress: Bool) {
         self.services = services
@@ -85,7 +96,10 @@ final class CacheExchange {
 
     var coordinators: Coordinators { services.coordinators }
     /// What fills this response starts send upstream: the client's end-to-end fields and chain.
-    var fetchContext: FetchContext { FetchContext(url: url, checkAddress: checkAddress, client: self, key: key, base: base) }
+    var fetchContext: FetchContext {
+        FetchContext(url: url, checkAddress: checkAddress, client: self, key: key, base: base, askOrigin: originRequired,
+                     maxAge: upstreamMaxAge)
+    }
     /// The client's fields for fills (`FetchClient`), built when the first fill asks.
     lazy var forwardedFields = services.upstreamFields(for: request, fill: true)
     var userAgent: String? { request.headers["User-Agent"] }
@@ -115,15 +129,39 @@ final class CacheExchange {
         }
         let c = stored.map { coordinator(of: $0) }
         let role = stored.map { offlineRole($0) } ?? .none
-        let fresh = !originRequired && (stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false)
+        var fresh = !originRequired && (stored.map { freshUnderOfflinePolicy($0, role: role, now: now) } ?? false)
+        // In a tier, a multivariant playlist may be a download's, held on a parent that alone
+        // knows when the offline policy cuts it (issue 32, item 3): never fresh here, and asked
+        // of the parents with `max-age=1`, so that a parent that does not hold the download asks
+        // the origin (at most once a second) and, finding it gone, answers an error that sends
+        // this edge on to the next parent. A playlist not seen yet may be a master too (once per
+        // edge for a media playlist; its kind is known after).
+        if role == .none, services.upstream.parents != nil, HLSPlaylist.isPlaylistPath(url.pathAndQuery),
+           c?.hlsKind == nil || c?.hlsKind == .multivariant {
+            fresh = false
+            upstreamMaxAge = CacheExchange.tierMasterMaxAge
+        }
+        // A child's max-age: an older copy is validated first, and not served stale if that fails.
+        if fresh, role == .none, let limit = childMaxAge, let r = stored, now - r.meta.storedAt > limit {
+            fresh = false
+            originRequired = true
+        }
         // With the origin known unreachable, a download's copy is answered from disk at once;
         // an immutable one would be anyway, and says so (`detail=offline`).
         if let r = stored, role != .none, !fresh || role == .immutable, services.health?.isUnreachable(url) == true {
             machine.lookedUp(.revalidate)
             return answerOffline(r)
         }
+        // A child asking for what this node does not hold, from an origin known unreachable, is
+        // told so at once (one probe at a time still goes): it then asks its next parent, which
+        // may hold a download's copy. Waiting out a black-holed origin on every key would stall it.
+        if stored == nil || (originRequired && role == .none), askedByChild, services.health?.isUnreachable(url) == true,
+           services.health?.claimProbe(url) != true {
+            machine.lookedUp(.discover)
+            return fail(504, "origin unreachable")
+        }
         // A download's master is not served stale while revalidating: online it is the whole one.
-        let swr = !fresh && !originRequired && role != .revalidated && c.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
+        let swr = !fresh && !originRequired && upstreamMaxAge == nil && role != .revalidated && c.map { services.mayServeWhileRevalidating($0, now: now) } ?? false
         let lookup = ValidationStateMachine.lookup(stored: stored != nil, fresh: fresh,
                                                    revalidating: c?.revalidation != nil,
                                                    discovering: coordinators.isDiscovering(key),
@@ -210,7 +248,10 @@ final class CacheExchange {
     /// Called when the fill this request waited on could not produce a head.
     func headFailed(reason: String, timeout: Bool) {
         guard !done else { return }
-        let staleServable = ticket.map { services.mayServeStaleOnError($0.coordinator, now: services.loop.wallClock()) } ?? false
+        // A child that asked for validation (no-cache) is told it failed, not served a stale copy:
+        // it has other parents to ask, one of which may hold a download's copy.
+        let staleServable = !(askedByChild && originRequired)
+            && ticket.map { services.mayServeStaleOnError($0.coordinator, now: services.loop.wallClock()) } ?? false
         // A download's copy (pinned) is served whatever its age or directives: offline playback.
         let offline = resource.map { $0.pinned && $0.meta.length != nil } ?? false
         // The fill asked before the head failed (or was cancelled by a version change): with the

@@ -96,6 +96,18 @@ def but_the_master(fo):
     return paths
 
 
+def cli_download_completes(e, url, *options):
+    """`eddy download add --admin` pointed at `e` with `options`; waits for the job to complete
+    and checks it is playable offline; returns it."""
+    from conftest import EDDY
+    out = subprocess.run([EDDY, "download", "add", "--admin", "127.0.0.1:%d" % e.admin, *options, url],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    j = wait_done(e, out.stdout.split()[0])
+    assert j["playable_offline"] is True, j
+    return j
+
+
 def wait_done(e, job_id, timeout=90, check=None):
     """Polls every 100 ms until the job is completed, and returns it; each sample goes to `check`."""
     def completed():

@@ -247,20 +247,15 @@ def test_thirty_clients_through_haproxy_cost_one_origin_fetch_per_object_and_sur
 def test_a_download_on_a_parent_plays_through_haproxy_and_the_edges_with_the_origin_stopped(origins, tmp_path):
     """Item 5's last line: a download added on a parent completes; with the origin stopped it plays
     through HAProxy and the edges, byte-exact, the master cut to what was downloaded."""
-    from conftest import EDDY, FaultOrigin, play
-    from test_downloads import ASSET, files_of, make_asset, wait_done
+    from conftest import FaultOrigin, play
+    from test_downloads import ASSET, cli_download_completes, files_of, make_asset
     from test_offline_trust import uris
     ng = origins[0]
     fo = FaultOrigin(str(tmp_path))
     d = make_asset(os.path.join(fo.www, ASSET))
     nodes, hap = start_cluster(str(tmp_path), ng, fo)
     try:
-        out = subprocess.run([EDDY, "download", "add", "--admin", "127.0.0.1:%d" % nodes[0].admin,
-                              "--variant-index", "1", "--audio", "en", "--subtitles", "none", "/f/%s/master.m3u8" % ASSET],
-                             capture_output=True, text=True, timeout=60)
-        assert out.returncode == 0, out.stderr
-        j = wait_done(nodes[0], out.stdout.split()[0])
-        assert j["playable_offline"] is True, j
+        cli_download_completes(nodes[0], "/f/%s/master.m3u8" % ASSET, "--variant-index", "1", "--audio", "en", "--subtitles", "none")
         fo.stop()
         status, body, _ = get(hap.port, "/f/%s/master.m3u8" % ASSET)
         assert status == 200 and {u.split("/")[-2] for u in uris(body.decode())} == {"v1"}, (status, body)

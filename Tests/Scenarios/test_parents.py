@@ -189,9 +189,9 @@ def test_a_download_on_a_parent_plays_through_the_edges_with_the_origin_gone(ori
     nothing, and tells a child at once once it knows the origin unreachable), and the edge asks
     the key's next parent, which holds the download (ATS's simple retry). Offline, the master
     lists only what was downloaded, as the offline policy says."""
-    import subprocess, time
-    from conftest import EDDY, FaultOrigin, play
-    from test_downloads import ASSET, api, files_of, make_asset, wait_done
+    import time
+    from conftest import FaultOrigin, play
+    from test_downloads import ASSET, cli_download_completes, files_of, make_asset
     from test_offline_trust import Hostile, uris
     ng = origins[0]
     fo = FaultOrigin(str(tmp_path))
@@ -209,12 +209,7 @@ def test_a_download_on_a_parent_plays_through_the_edges_with_the_origin_gone(ori
         plist = sum((["--parent", "http://127.0.0.1:%d" % p.port] for p in parents), [])
         warm, cold = node("edge-1", *plist), node("edge-2", *plist)
         # The download, added with the CLI on parent-1: its units are fetched there, from the origin.
-        out = subprocess.run([EDDY, "download", "add", "--admin", "127.0.0.1:%d" % parents[0].admin,
-                              "--variant-index", "0", "--audio", "fr", "--subtitles", "en", "/f/%s/master.m3u8" % ASSET],
-                             capture_output=True, text=True, timeout=60)
-        assert out.returncode == 0, out.stderr
-        j = wait_done(parents[0], out.stdout.split()[0])
-        assert j["playable_offline"] is True, j
+        cli_download_completes(parents[0], "/f/%s/master.m3u8" % ASSET, "--variant-index", "0", "--audio", "fr", "--subtitles", "en")
         # A player on edge-1 watched the first seconds while the origin was there.
         for p in ["master.m3u8", "v0/index.m3u8", "v0/init_0.mp4", "v0/seg0.m4s", "a1/index.m3u8", "a1/seg0.m4s"]:
             assert warm.get("/f/%s/%s" % (ASSET, p)).status == 200, p

@@ -12,7 +12,8 @@ extension Home {
     package func accept(_ request: ServerRequest) {
         // A plain small hit published by an earlier answer goes out without an exchange: the
         // same response for a fraction of the work (see `HitSnapshots`).
-        if let snapshots, let outcome = snapshots.answer(request, now: loop.wallClock()) {
+        // Absolute-form targets only for children: anyone else's go through the gate (RequestPlan).
+        if let snapshots, request.uri.hasPrefix("/") || isChild(request), let outcome = snapshots.answer(request, now: loop.wallClock()) {
             return snapshotAnswered(AnsweredRequest(request), outcome)
         }
         guard request.method != "CONNECT" else {
@@ -65,8 +66,10 @@ extension Home {
     }
 
     /// Whether `request` comes from an edge this node is a parent of (`children:`).
-    func isChild(_ request: any ClientRequest) -> Bool {
-        !children.isEmpty && children.contains { $0.contains(request.peer) }
+    func isChild(_ request: any ClientRequest) -> Bool { isChild(peer: request.peer) }
+
+    func isChild(peer: String) -> Bool {
+        !children.isEmpty && children.contains { $0.contains(peer) }
     }
 
     /// Answers `request` for the resource at `url` (stored under `key`, see
@@ -95,14 +98,17 @@ extension Home {
 
     /// A hit answered from `HitSnapshots` here: counted here and logged; the resource's home
     /// hears of it (its last access, the HLS prefetch a segment request starts) at most once a
-    /// second per key (`HomeTouches`).
+    /// second per key (`HomeTouches`). A child's hit starts no prefetch: the child prefetches
+    /// through each segment's own parent (this one prefetching too fetched segments whose home
+    /// is the other parent: two origin fetches of one object in the tier, seen in CI).
     func snapshotAnswered(_ request: AnsweredRequest, _ outcome: ExchangeOutcome) {
         metrics.requests += 1
         if outcome.fromMemory { metrics.memoryHits += 1 }
         metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
         Home.count(request, outcome, in: metrics, stats: stats, now: loop.wallClock())
-        if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: resources.playlists.directory.hasSegments) {
-            homes.run(onHomeOf: key) { $0.resources.snapshotHit(key: key) }
+        let prefetch = !isChild(peer: request.peer) && resources.playlists.directory.hasSegments
+        if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: prefetch) {
+            homes.run(onHomeOf: key) { $0.resources.snapshotHit(key: key, prefetching: prefetch) }
         }
         log(request, outcome)
     }

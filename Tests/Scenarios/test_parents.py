@@ -245,3 +245,30 @@ def test_a_download_on_a_parent_plays_through_the_edges_with_the_origin_gone(ori
         fo.stop()
         for e in nodes:
             e.stop()
+
+
+def test_a_parent_starts_no_prefetch_for_a_childs_hit(tier, streams):
+    """A child prefetches through each segment's own parent; the parent prefetching after a
+    child's hit fetched segments whose home is another parent (two origin fetches of one object
+    in the tier, seen in CI through HAProxy). Three edges that do not prefetch ask the parent for
+    the same segment: a miss, a hit, then a hit answered from the parent's published snapshot.
+    The next segment then reaches the origin once, asked by an edge, never by the parent alone."""
+    import shutil
+    ng, data, node = tier
+    shutil.copytree(os.path.join(streams, "fmp4"), os.path.join(ng.www, DIR, "a"))
+    parent = node("parent-1", "--child", "127.0.0.1")
+    edges = [node("edge-%d" % i, "--parent", "http://127.0.0.1:%d" % parent.port, "--prefetch-segments", "0") for i in (1, 2, 3)]
+    base = "/n/%s/a/lo/" % DIR
+    for e in edges:
+        s, _, cs, _ = fetch(e.port, base + "index.m3u8")
+        assert s == 200, cs
+    seen = []
+    for e in edges:
+        s, body, cs, _ = fetch(e.port, base + "seg0.m4s")
+        assert s == 200 and sha(body) == sha(open(os.path.join(ng.www, DIR, "a", "lo", "seg0.m4s"), "rb").read())
+        seen.append(cs[0])
+    assert seen[0].startswith("parent-1; fwd=uri-miss") and seen[2].startswith("parent-1; hit"), seen
+    s, body, cs, _ = fetch(edges[0].port, base + "seg1.m4s")
+    assert s == 200 and sha(body) == sha(open(os.path.join(ng.www, DIR, "a", "lo", "seg1.m4s"), "rb").read())
+    got = [r for r in ng.requests() if r[3] == "/%s/a/lo/seg1.m4s" % DIR]
+    assert len(got) == 1 and got[0][2] == "1.1 edge-1, 1.1 parent-1", got

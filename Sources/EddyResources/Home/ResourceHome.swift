@@ -121,9 +121,9 @@ package final class ResourceHome: LoopHome {
     }
 
     /// What a hit answered elsewhere (a published snapshot, on any loop) asks of the resource's
-    /// home: its last access, and the HLS prefetch a segment request starts.
-    package func snapshotHit(key: String) {
-        playlists.prefetch(after: key)
+    /// home: its last access, and (`prefetching`) the HLS prefetch a segment request starts.
+    package func snapshotHit(key: String, prefetching: Bool = true) {
+        if prefetching { playlists.prefetch(after: key) }
         if let r = store.lookup(key, now: loop.wallClock()) { store.touch(r, now: loop.wallClock()) }
     }
 }

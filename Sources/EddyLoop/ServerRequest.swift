@@ -141,11 +141,11 @@ public final class ServerRequest: ClientRequest {
     }
 
     /// Hands `buf` to evhttp as the whole body (evhttp moves its chains; the caller frees it).
-    private func sendReply(status: Int, _ buf: OpaquePointer?) {
+    private func sendReply(status: Int, _ buf: OpaquePointer?, reason: String? = nil) {
         bodyBytesSent = evbuffer_get_length(buf)
         server.requestFinished(raw)
         server.watchSent(raw)
-        evhttp_send_reply(raw, Int32(status), ReasonPhrase.of(status), buf)
+        evhttp_send_reply(raw, Int32(status), reason ?? ReasonPhrase.of(status), buf)
         headSent = true
         isFinished = true
     }
@@ -160,6 +160,12 @@ public final class ServerRequest: ClientRequest {
         evbuffer_add_reference(buf, bytes.base + offset, length, { _, _, hold in
             if let hold { Unmanaged<SharedBytes>.fromOpaque(hold).release() }
         }, hold)
+        sendComplete(status: status, headers, extra, buf)
+    }
+
+    /// Sets the head (in one piece when it can, see `wireHead`) and sends `buf` as the body.
+    private func sendComplete(status: Int, _ headers: HeaderBlock, _ extra: HTTPHeaders, _ buf: OpaquePointer?) {
+        if let reason = wireHead(headers, extra, status: status) { return sendReply(status: status, buf, reason: reason) }
         applyHeaders(headers, extra, status: status)
         sendReply(status: status, buf)
     }
@@ -178,8 +184,7 @@ public final class ServerRequest: ClientRequest {
               pread(fd, vec.iov_base, length, off_t(offset)) == length else { return false }
         vec.iov_len = length
         evbuffer_commit_space(buf, &vec, 1)
-        applyHeaders(headers, extra, status: status)
-        sendReply(status: status, buf)
+        sendComplete(status: status, headers, extra, buf)
         return true
     }
 

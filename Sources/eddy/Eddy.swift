@@ -15,4 +15,17 @@ struct Eddy: ParsableCommand {
         subcommands: [Serve.self, CacheCommand.self, DownloadCommand.self, VariantsCommand.self, StatusCommand.self],
         defaultSubcommand: Serve.self
     )
+
+    /// `eddy serve ...` (how the service, `scripts/run` and the benchmarks start it) parses
+    /// `Serve` alone: building the whole command tree first (every subcommand's options, found by
+    /// reflection and protocol-conformance lookups) took most of eddy's start-up to its first
+    /// answer (issue 33, measured with perf). Anything `Serve` alone can not parse (help, an error)
+    /// goes through the whole tree, so its messages are the usual ones.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard arguments.first == "serve", let serve = try? Serve.parse(Array(arguments.dropFirst())) else {
+            return main(nil)
+        }
+        do { try serve.run() } catch { exit(withError: error) }
+    }
 }

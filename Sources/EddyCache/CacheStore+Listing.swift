@@ -50,7 +50,8 @@ extension CacheStore {
     /// The resource under `key` without marking it used (an operator looking is not a use).
     public func peek(_ key: String) -> CachedResource? {
         guard isAvailable else { return nil }
-        if let r = resources[key] ?? leaving[key] { return r.fd >= 0 ? r : lookup(key, now: r.lastAccess) }
+        if let r = resources[key] { return r }
+        if let r = leaving[key] { return lookup(key, now: r.lastAccess) } // takes it back, file reopened
         guard let row = try? index.lookup(key), !writer.isDeletePending(id: row.id) else { return nil }
         return lookup(key, now: row.lastAccess)
     }

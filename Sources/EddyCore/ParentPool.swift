@@ -47,11 +47,9 @@ public struct ParentPool: Equatable, Sendable {
     /// probe is one request: the parent stays skipped for `probe` seconds (the connect timeout)
     /// while it is out, so that a black-holed parent holds up one request, not all.
     public mutating func route(_ key: String, now: Double, probe: Double = 10, skipping: Set<Int> = []) -> Route {
-        for i in order(of: key) where parents[i].downUntil <= now && !skipping.contains(i) {
-            if parents[i].failures > 0 { parents[i].downUntil = now + probe }
-            return .parent(i)
-        }
-        return goDirect ? .direct : .unavailable
+        guard let i = next(for: key, now: now, skipping: skipping) else { return goDirect ? .direct : .unavailable }
+        if parents[i].failures > 0 { parents[i].downUntil = now + probe }
+        return .parent(i)
     }
 
     /// The parent a fetch of `key` would go to next, `skipping` those that answered it without

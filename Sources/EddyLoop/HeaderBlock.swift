@@ -8,7 +8,7 @@ public final class HeaderBlock {
     /// The fields as Swift values, for paths that change them.
     public let headers: HTTPHeaders
     let cFields: [(name: UnsafeMutablePointer<CChar>, value: UnsafeMutablePointer<CChar>)]
-    /// The fields evhttp must see as fields (`evhttpOwns`), as C strings.
+    /// The fields evhttp must see as fields (`evhttpOwns`): those of `cFields`, not copies.
     let evhttpFields: [(name: UnsafeMutablePointer<CChar>, value: UnsafeMutablePointer<CChar>)]
     /// Every other field as it goes on the wire, `Name: value` and CRLF each, written once for
     /// every hit (see `ServerRequest.wireHead`); nil when one can not go verbatim (a CR or LF).
@@ -16,12 +16,13 @@ public final class HeaderBlock {
 
     public init(_ headers: HTTPHeaders) {
         self.headers = headers
-        cFields = headers.map { (strdup($0.name)!, strdup($0.value)!) }
+        let cFields = headers.map { (name: strdup($0.name)!, value: strdup($0.value)!) }
+        self.cFields = cFields
         var wire = "", owned: [(name: UnsafeMutablePointer<CChar>, value: UnsafeMutablePointer<CChar>)] = []
         var verbatim = true
-        for (name, value) in headers {
+        for ((name, value), c) in zip(headers, cFields) {
             if HeaderBlock.evhttpOwns(name) {
-                owned.append((strdup(name)!, strdup(value)!))
+                owned.append(c)
             } else if HeaderBlock.isVerbatim(name, value) {
                 wire += name + ": " + value + "\r\n"
             } else {
@@ -33,7 +34,7 @@ public final class HeaderBlock {
     }
 
     deinit {
-        for f in cFields + evhttpFields {
+        for f in cFields {
             free(f.name)
             free(f.value)
         }

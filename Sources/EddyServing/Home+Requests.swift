@@ -106,7 +106,7 @@ extension Home {
         if outcome.fromMemory { metrics.memoryHits += 1 }
         metrics.snapshotHits += 1 // eddy_snapshot_hits_total: answered without an exchange
         Home.count(request, outcome, in: metrics, stats: stats, now: loop.wallClock())
-        let prefetch = !isChild(peer: request.peer) && resources.playlists.directory.hasSegments
+        let prefetch = resources.playlists.directory.hasSegments && !isChild(peer: request.peer)
         if let key = outcome.cacheKey, touches.due(key, now: loop.wallClock(), prefetching: prefetch) {
             homes.run(onHomeOf: key) { $0.resources.snapshotHit(key: key, prefetching: prefetch) }
         }

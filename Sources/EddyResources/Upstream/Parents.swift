@@ -31,11 +31,11 @@ package final class Parents: @unchecked Sendable {
         return pool.withLock { p in p.next(for: url, now: now, skipping: Parents.indices(of: request.passedOver, in: p)) != nil }
     }
 
-    /// Points `request` at `key`'s parent, or marks it unavailable; `report` is then to be set as
-    /// its transfer's `parentOutcome`.
-    func route(_ request: inout UpstreamRequest, key: String) -> ((Bool) -> Void)? {
+    /// Points `request` at its key's parent (`parentKey`, else its URL's), or marks it
+    /// unavailable; `report` is then to be set as its transfer's `parentOutcome`.
+    func route(_ request: inout UpstreamRequest) -> ((Bool) -> Void)? {
         let now = EventLoop.monotonic()
-        let url = Parents.urlPart(of: key)
+        let url = Parents.hashed(request)
         let passedOver = request.passedOver
         let (route, parentURL) = pool.withLock { p -> (ParentPool.Route, UpstreamURL?) in
             let r = p.route(url, now: now, probe: probeWindow, skipping: Parents.indices(of: passedOver, in: p))
@@ -55,11 +55,10 @@ package final class Parents: @unchecked Sendable {
 
     /// The URL part of a key, as the cache's stripes take it: a variant (`VaryKey`) or a refresh's
     /// staged version (`Coordinators.stagingKey`) has the same parent as its URL.
-    static func urlPart(of key: String) -> String {
-        key.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? key
+    private static func hashed(_ request: UpstreamRequest) -> String {
+        let key = request.parentKey ?? request.url.description
+        return key.split(separator: "\u{1}", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? key
     }
-
-    private static func hashed(_ request: UpstreamRequest) -> String { urlPart(of: request.parentKey ?? request.url.description) }
 
     private static func indices(of urls: [UpstreamURL], in pool: ParentPool) -> Set<Int> {
         Set(urls.compactMap { u in pool.parents.firstIndex { $0.url == u } })

@@ -62,7 +62,7 @@ package final class UpstreamClient {
     /// started (the caller starts it).
     package func transfer(for request: UpstreamRequest) -> UpstreamTransfer {
         var request = request
-        let report = request.connectOnly ? nil : parents?.route(&request, key: request.parentKey ?? request.url.description)
+        let report = request.connectOnly ? nil : parents?.route(&request)
         let t = UpstreamTransfer(multi: curl, request: request, timeouts: timeouts)
         t.parentOutcome = report
         return t

@@ -32,7 +32,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]), // libcurl is opened at run time (CCurl.h)
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "EddyCore", dependencies: [

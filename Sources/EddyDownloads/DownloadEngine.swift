@@ -140,6 +140,9 @@ package final class DownloadEngine {
         var mediaSecondsDone: Double
     }
 
+    /// At a clean stop, once every loop has stopped: leaves the job database with no log to replay.
+    package func shutdown() { database?.checkpoint() }
+
     package func save(_ job: DownloadJob) {
         guard let database else { return }
         _ = job.progress() // moves the floor up to what is stored now

@@ -8,7 +8,11 @@ import Glibc
 ///
 /// One multi handle per loop, so connections (and HTTP/2 sessions) are reused across transfers.
 public final class CurlMulti {
-    let multi: UnsafeMutableRawPointer
+    /// The multi handle, made on first use: libcurl opens in the background at start-up
+    /// (`CurlLibrary`), and a loop that never fetches never waits for it.
+    var multi: UnsafeMutableRawPointer { handle ?? makeHandle() }
+    private var handle: UnsafeMutableRawPointer?
+    private let maxPerHost: Int
     let loop: EventLoop
     private var timer: LoopTimer!
     private var transfers: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
@@ -26,21 +30,25 @@ public final class CurlMulti {
     /// the connect-time histogram).
     public var onConnected: ((Double) -> Void)?
 
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
-    /// Creates the multi handle. `maxPerHost` caps connections per origin host (0 = unlimited).
+    /// Prepares the driver; the multi handle comes with the first transfer. `maxPerHost` caps
+    /// connections per origin host (0 = unlimited).
     public init(loop: EventLoop, maxPerHost: Int = 0) {
-        _ = CurlMulti.globalInit
         self.loop = loop
-        multi = curl_multi_init()!
+        self.maxPerHost = maxPerHost
         timer = LoopTimer(loop: loop) { [unowned self] in
             var running: Int32 = 0
-            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+            eddy_curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
             drainMessages()
         }
         reaper = LoopTimer(loop: loop) { [unowned self] in reap() }
         watchdog = LoopTimer(loop: loop, repeating: true) { [unowned self] in expireQueued() }
         watchdog.schedule(after: 0.5)
+    }
+
+    private func makeHandle() -> UnsafeMutableRawPointer {
+        CurlLibrary.require()
+        let multi = eddy_curl_multi_init()!
+        handle = multi
         let me = Unmanaged.passUnretained(self).toOpaque()
         eddy_curl_multi_setopt_socketfn(multi) { easy, fd, what, userp, socketp in
             let me = Unmanaged<CurlMulti>.fromOpaque(userp!).takeUnretainedValue()
@@ -56,11 +64,13 @@ public final class CurlMulti {
         }
         eddy_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, me)
         if maxPerHost > 0 { eddy_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost) }
+        return multi
     }
 
     deinit {
-        for (_, t) in transfers { curl_multi_remove_handle(multi, t.easy) }
-        curl_multi_cleanup(multi)
+        guard let handle else { return }
+        for (_, t) in transfers { eddy_curl_multi_remove_handle(handle, t.easy) }
+        eddy_curl_multi_cleanup(handle)
     }
 
     /// Starts a transfer on the next loop iteration. Deferred because starts often happen inside a
@@ -87,7 +97,7 @@ public final class CurlMulti {
         let adds = pendingAdds
         pendingAdds.removeAll()
         for t in list where transfers.removeValue(forKey: t.easy) != nil {
-            if !adds.contains(where: { $0 === t }) { curl_multi_remove_handle(multi, t.easy) }
+            if !adds.contains(where: { $0 === t }) { eddy_curl_multi_remove_handle(multi, t.easy) }
         }
         for t in adds where transfers[t.easy] != nil {
             if let why = t.refusal {
@@ -97,7 +107,7 @@ public final class CurlMulti {
                 t.finished(code: CURLE_COULDNT_CONNECT)
                 continue
             }
-            let rc = curl_multi_add_handle(multi, t.easy)
+            let rc = eddy_curl_multi_add_handle(multi, t.easy)
             if rc != CURLM_OK {
                 transfers[t.easy] = nil
                 t.finished(code: CURLE_FAILED_INIT)
@@ -125,7 +135,7 @@ public final class CurlMulti {
             expired.append(t)
         }
         for t in expired where transfers.removeValue(forKey: t.easy) != nil {
-            if !pendingAdds.contains(where: { $0 === t }) { curl_multi_remove_handle(multi, t.easy) }
+            if !pendingAdds.contains(where: { $0 === t }) { eddy_curl_multi_remove_handle(multi, t.easy) }
             // Waited in this loop's own queue for a connection: not a parent's failure.
             if !t.connectionStarted { t.parentOutcome = nil }
             t.finished(code: CURLE_OPERATION_TIMEDOUT)
@@ -135,7 +145,7 @@ public final class CurlMulti {
     /// Resumes a paused transfer (outside curl callbacks).
     func resume(_ transfer: UpstreamTransfer) {
         guard transfers[transfer.easy] != nil else { return }
-        curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
+        eddy_curl_easy_pause(transfer.easy, CURLPAUSE_CONT)
         drainMessages()
     }
 
@@ -147,7 +157,7 @@ public final class CurlMulti {
     private func socketChanged(fd: curl_socket_t, what: Int32, watch: UnsafeMutableRawPointer?) {
         if what == CURL_POLL_REMOVE {
             if let watch { Unmanaged<SocketWatch>.fromOpaque(watch).release() }
-            curl_multi_assign(multi, fd, nil)
+            eddy_curl_multi_assign(multi, fd, nil)
             return
         }
         let w: SocketWatch
@@ -157,7 +167,7 @@ public final class CurlMulti {
             event_free(w.event)
         } else {
             w = SocketWatch()
-            curl_multi_assign(multi, fd, Unmanaged.passRetained(w).toOpaque())
+            eddy_curl_multi_assign(multi, fd, Unmanaged.passRetained(w).toOpaque())
         }
         var flags: Int16 = eddy_EV_PERSIST
         if what == CURL_POLL_IN || what == CURL_POLL_INOUT { flags |= eddy_EV_READ }
@@ -168,7 +178,7 @@ public final class CurlMulti {
             if events & eddy_EV_READ != 0 { mask |= CURL_CSELECT_IN }
             if events & eddy_EV_WRITE != 0 { mask |= CURL_CSELECT_OUT }
             var running: Int32 = 0
-            curl_multi_socket_action(me.multi, fd, mask, &running)
+            eddy_curl_multi_socket_action(me.multi, fd, mask, &running)
             me.drainMessages()
         }, Unmanaged.passUnretained(self).toOpaque())
         event_add(w.event, nil)
@@ -187,12 +197,12 @@ public final class CurlMulti {
 
     private func drainMessages() {
         var left: Int32 = 0
-        while let msg = curl_multi_info_read(multi, &left) {
+        while let msg = eddy_curl_multi_info_read(multi, &left) {
             guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
             let code = msg.pointee.data.result
             if code == CURLE_OK, let t = transfers[easy] { noteTurnover(t) }
             transfers[easy]?.willRemove(code: code)
-            curl_multi_remove_handle(multi, easy)
+            eddy_curl_multi_remove_handle(multi, easy)
             if let t = transfers.removeValue(forKey: easy) { t.finished(code: code) }
         }
     }

@@ -89,7 +89,7 @@ extension UpstreamTransfer {
         if code == CURLE_OK { done(nil); return }
         if let refusal { done(.refused(refusal)); return }
         if let unsupportedCoding { done(.transfer("unsupported transfer coding '\(unsupportedCoding)'")); return }
-        let message = String(cString: curl_easy_strerror(code))
+        let message = String(cString: eddy_curl_easy_strerror(code))
         if blockedAddress { done(.internalAddress); return }
         switch code {
         case CURLE_OPERATION_TIMEDOUT: done(.timeout(message))

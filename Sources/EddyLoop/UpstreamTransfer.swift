@@ -67,7 +67,8 @@ public final class UpstreamTransfer {
         kept.body = nil
         self.request = kept
         connectTimeout = Double(timeouts.connect)
-        easy = curl_easy_init()
+        CurlLibrary.require()
+        easy = eddy_curl_easy_init()
         let me = Unmanaged.passUnretained(self).toOpaque()
         // Through a parent: connect to it and send the origin's URL as the request-target
         // (absolute form, RFC 9112 section 3.2.2), as a forward proxy receives it, with the
@@ -147,25 +148,25 @@ public final class UpstreamTransfer {
             }
             eddy_curl_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me)
         }
-        if parent != nil && request.headers["Host"] == nil { headerList = curl_slist_append(headerList, "Host: \(request.url.authority)") }
+        if parent != nil && request.headers["Host"] == nil { headerList = eddy_curl_slist_append(headerList, "Host: \(request.url.authority)") }
         for (name, value) in request.headers {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            headerList = eddy_curl_slist_append(headerList, "\(name): \(value)")
         }
         // curl adds "Accept: */*" on its own; an empty value suppresses it so the origin sees only
         // what the client or eddy chose.
-        if request.headers["Accept"] == nil { headerList = curl_slist_append(headerList, "Accept:") }
+        if request.headers["Accept"] == nil { headerList = eddy_curl_slist_append(headerList, "Accept:") }
         if request.body != nil {
             // Nor its own Content-Type for a body, nor an Expect: 100-continue round trip.
-            if request.headers["Content-Type"] == nil { headerList = curl_slist_append(headerList, "Content-Type:") }
-            headerList = curl_slist_append(headerList, "Expect:")
+            if request.headers["Content-Type"] == nil { headerList = eddy_curl_slist_append(headerList, "Content-Type:") }
+            headerList = eddy_curl_slist_append(headerList, "Expect:")
         }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, headerList)
     }
 
     deinit {
         if connectedSocket >= 0 { Glibc.close(connectedSocket) }
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
+        eddy_curl_easy_cleanup(easy)
+        eddy_curl_slist_free_all(headerList)
         for p in cStrings { free(p) }
     }
 

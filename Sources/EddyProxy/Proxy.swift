@@ -169,6 +169,7 @@ public final class Proxy {
         accessLog.flush()
         // Every loop has stopped: each stripe is committed from here (their threads are gone).
         for s in stores { s.shutdown() }
+        downloads?.engine.shutdown()
         logger.info("eddy stopped")
     }
 

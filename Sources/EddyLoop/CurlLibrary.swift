@@ -1,0 +1,34 @@
+import CCurl
+import Dispatch
+import Glibc
+
+/// libcurl, opened at run time rather than linked (see CCurl.h: linked, it and the forty
+/// libraries it needs cost every start of every command 4 ms before `main`).
+///
+/// `eddy serve` calls `preload` once it listens, so libcurl opens on a thread of its own while
+/// the first requests are served; the first transfer (`require`) waits for it only if it comes
+/// sooner. Anything else that makes a transfer (tests, tools) opens it on first use.
+public enum CurlLibrary {
+    /// nil once libcurl is open and `curl_global_init` succeeded; otherwise why not. Evaluated once,
+    /// on first use, by whichever thread comes first (a Swift global's initialiser runs once, and
+    /// a second thread waits for it): curl_global_init is not safe to run twice at once.
+    public static let failure: String? = {
+        if let why = eddy_curl_open() { return String(cString: why) }
+        let rc = eddy_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return rc == CURLE_OK ? nil : "curl_global_init failed: \(String(cString: eddy_curl_easy_strerror(rc)))"
+    }()
+
+    /// Opens libcurl in the background; `done` runs there, with `failure`.
+    public static func preload(_ done: @escaping @Sendable (String?) -> Void = { _ in }) {
+        DispatchQueue.global(qos: .userInitiated).async { done(failure) }
+    }
+
+    /// Waits until libcurl is open. Without it no transfer can be made at all, and there is
+    /// nothing to answer with, so this ends the process with the reason (as the dynamic loader
+    /// did when libcurl was linked); `preload`'s caller reports it sooner, at start-up.
+    public static func require() {
+        guard let why = failure else { return }
+        fputs("eddy: cannot open libcurl: \(why)\n", stderr)
+        exit(69) // EX_UNAVAILABLE
+    }
+}

@@ -5,7 +5,7 @@ A, B... in one run, so that the ratio B/A is not swamped by the VM's drift betwe
     python3 bench/ab.py --a OLD_BINARY --b NEW_BINARY [--rounds 3] [--seconds 4] [--workers 1|N|auto]
 
 Prints a markdown table of B/A per round for hit throughput (16 KiB at 8 and 64 connections,
-1 MiB and 64 MiB at 64, and a 1 MiB range of the 64 MiB object at 64) and the cold far-seek
+1 MiB and 64 MiB at 64, and a 1 MiB and a 16 KiB range of the 64 MiB object at 64) and the cold far-seek
 first byte (behind nginx limit_rate 5m). Both eddys run with `--workers` (default 1: per core).
 """
 import argparse, os, random, shutil, statistics, sys, tempfile
@@ -46,9 +46,11 @@ def main():
                 for _ in range(2):
                     assert get(s.port, "/" + obj)[0] == 200
         one_mib = {"Range": "bytes=%d-%d" % (20 * MiB, 21 * MiB - 1)}
+        sixteen_kib = {"Range": "bytes=%d-%d" % (20 * MiB, 20 * MiB + 16383)}  # scripts/bench proxy's range row
         for label, obj, conns, h in [("hit o16k.bin, 8 conns", "o16k.bin", 8, None), ("hit o16k.bin, 64 conns", "o16k.bin", 64, None),
                                      ("hit o1m.bin, 64 conns", "o1m.bin", 64, None), ("hit o64m.bin, 64 conns", "o64m.bin", 64, None),
-                                     ("1 MiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, one_mib)]:
+                                     ("1 MiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, one_mib),
+                                     ("16 KiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, sixteen_kib)]:
             ratios = []
             for r in range(args.rounds):
                 order = (a, b) if r % 2 == 0 else (b, a)

@@ -3,8 +3,8 @@
 // Why a table: libcurl is opened with dlopen (eddy_curl_open) rather than linked. Linked, it and the
 // libraries it needs (about forty: TLS, Kerberos, LDAP, SSH, IDN) were loaded, relocated and
 // initialised before main on every start of every command: 4 ms of a 14 ms start, measured.
-// `eddy serve` opens it on a thread of its own while the cache and listeners start; nothing
-// else needs it. Every call below goes through the table, filled once by eddy_curl_open.
+// `eddy serve` opens it on a thread of its own once it listens; a hit needs none of it. Every
+// call below goes through the table, filled once by eddy_curl_open.
 #ifndef EDDY_CCURL_H
 #define EDDY_CCURL_H
 #include <curl/curl.h>

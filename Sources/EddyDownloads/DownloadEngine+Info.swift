@@ -15,9 +15,11 @@ extension DownloadEngine {
                               complete: complete.contains(i), progress: per[i])
         }
         let left = total.bytesExpected - total.bytesDone
-        let file = job.plan.flatMap { p in
-            p.isFile ? FileHeld(length: p.fileLength, ranges: p.heldRanges(done: job.units.done).map { [$0.lowerBound, $0.upperBound] }) : nil
-        }
+        // A file job shows its range map from the start: empty, with no length, until the origin's
+        // first answer has made its plan (the schema's "null until the origin said").
+        let file = job.kind != .file ? nil : job.plan.map { p in
+            FileHeld(length: p.fileLength, ranges: p.heldRanges(done: job.units.done).map { [$0.lowerBound, $0.upperBound] })
+        } ?? FileHeld(length: nil, ranges: [])
         return DownloadInfo(id: job.id, url: job.spec.url, kind: job.kind.rawValue, file: file, title: job.spec.title, state: job.state.rawValue,
                             failure: job.machine.failure, createdAt: job.createdAt, completedAt: job.completedAt,
                             progress: total, rate: rate, etaSeconds: rate > 0 && left > 0 ? Double(left) / rate : nil,

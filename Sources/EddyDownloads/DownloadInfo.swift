@@ -82,4 +82,13 @@ package struct DownloadInfo: Encodable {
 package struct FileHeld: Encodable {
     var length: Int?
     var ranges: [[Int]]
+
+    private enum CodingKeys: String, CodingKey { case length, ranges }
+
+    /// `length` is written as null while unknown, not left out: the schema requires it.
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(length, forKey: .length)
+        try c.encode(ranges, forKey: .ranges)
+    }
 }

@@ -4,7 +4,7 @@ import PackageDescription
 // libFuzzer harnesses for eddy's pure value modules. A separate package so the main build is
 // untouched: Sources/EddyCore and Sources/EddyHLS here are symlinks to the real sources.
 // Build and run with scripts/fuzz (it passes -sanitize=fuzzer,address and -parse-as-library).
-let harnesses = ["FuzzRange", "FuzzHeaders", "FuzzURL", "FuzzPlaylist", "FuzzSelection"]
+let harnesses = ["FuzzRange", "FuzzHeaders", "FuzzURL", "FuzzPlaylist", "FuzzSelection", "FuzzRequestHead"]
 
 let package = Package(
     name: "EddyFuzz",

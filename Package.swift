@@ -66,6 +66,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The HTTP layer alone, evhttp against eddy's own (bench/wire.py); not part of eddy.
+        .executableTarget(name: "wirebench", dependencies: ["EddyLoop", "EddyCore"]),
         .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),

@@ -13,6 +13,10 @@ public final class HeaderBlock {
     /// Every other field as it goes on the wire, `Name: value` and CRLF each, written once for
     /// every hit (see `ServerRequest.wireHead`); nil when one can not go verbatim (a CR or LF).
     let wire: String?
+    /// The fields `wire` leaves out (`evhttpOwns`), as values, for eddy's own connection layer.
+    let ownedFields: HTTPHeaders
+    /// A Date field is among the fields.
+    let hasDate: Bool
 
     public init(_ headers: HTTPHeaders) {
         self.headers = headers
@@ -30,6 +34,10 @@ public final class HeaderBlock {
             }
         }
         evhttpFields = owned
+        var ownedFields = HTTPHeaders()
+        for (n, v) in headers where HeaderBlock.evhttpOwns(n) { ownedFields.add(n, v) }
+        self.ownedFields = ownedFields
+        hasDate = headers["Date"] != nil
         self.wire = verbatim ? wire : nil
     }
 

@@ -4,7 +4,7 @@ import Glibc
 
 /// One client connection of `WireServer`: eddy's own HTTP/1.1 layer on libevent, in place of
 /// evhttp's (issue 33). Not yet the one clients reach: it serves `wirebench`, which weighs it
-/// against evhttp, while it grows what `ServerRequest` needs.
+/// against evhttp, while it grows what `ServerRequest` does.
 ///
 /// It works as nginx does, for the same reasons (measured in bench/RESULTS.md): a response is
 /// written at once from the handler, and EPOLLOUT is registered only when the socket would
@@ -13,24 +13,41 @@ import Glibc
 /// makes before each. One request is answered at a time: bytes of a pipelined request wait in
 /// the input buffer, and reading stops once a head's worth is queued behind a response.
 public final class WireConnection {
+    /// What the connection is doing.
+    enum Phase {
+        /// Waiting for a request head.
+        case head
+        /// Reading the body of `request` (whole, within the body limit) before handing it over.
+        case body(WireRequest, remaining: Int?, decoder: ChunkedBodyDecoder?)
+        /// `request` is being answered; the next head waits.
+        case answering(WireRequest)
+    }
+
+    /// `onDrained` fires when no more than this waits to be sent after a write.
+    static let lowWater = 64 << 10
     let fd: Int32
     unowned let server: WireServer
+    /// The client's address, for the access log.
+    let peer: String
     private var readEvent: OpaquePointer?
     private var writeEvent: OpaquePointer?
-    private let input = evbuffer_new()!
-    private let output = evbuffer_new()!
-    private var parser: RequestHeadParser
-    /// A request is being answered: its response is not wholly written yet.
-    private(set) var answering = false
-    private var closeAfterResponse = false
+    private var resumeEvent: OpaquePointer?
+    let input = evbuffer_new()!
+    let output = evbuffer_new()!
+    var parser: RequestHeadParser
+    var phase = Phase.head
+    var closeAfterResponse = false
     private var writeArmed = false
     private var readPaused = false
+    private var notifying = false
     private(set) var closed = false
 
-    init(fd: Int32, server: WireServer, limits: RequestHeadParser.Limits) {
-        self.fd = fd
-        self.server = server
+    init(fd: Int32, peer: String, server: WireServer, limits: RequestHeadParser.Limits) {
+        (self.fd, self.peer, self.server) = (fd, peer, server)
         parser = RequestHeadParser(limits: limits)
+        // File segments go out with sendfile only from a buffer marked as draining to a socket;
+        // otherwise libevent would read them into memory first.
+        evbuffer_set_flags(output, UInt64(EVBUFFER_FLAG_DRAINS_TO_FD))
         let me = Unmanaged.passUnretained(self).toOpaque()
         readEvent = event_new(server.loop.base, fd, eddy_EV_READ | eddy_EV_PERSIST, { _, _, arg in
             Unmanaged<WireConnection>.fromOpaque(arg!).takeUnretainedValue().readable()
@@ -38,17 +55,24 @@ public final class WireConnection {
         writeEvent = event_new(server.loop.base, fd, eddy_EV_WRITE | eddy_EV_PERSIST, { _, _, arg in
             Unmanaged<WireConnection>.fromOpaque(arg!).takeUnretainedValue().flush()
         }, me)
+        resumeEvent = event_new(server.loop.base, -1, 0, { _, _, arg in
+            Unmanaged<WireConnection>.fromOpaque(arg!).takeUnretainedValue().process()
+        }, me)
         event_add(readEvent, nil)
     }
 
     deinit {
         if let readEvent { event_free(readEvent) }
         if let writeEvent { event_free(writeEvent) }
+        if let resumeEvent { event_free(resumeEvent) }
         evbuffer_free(input)
         evbuffer_free(output)
     }
 
-    /// Reads what the socket has (one `recv` into the buffer's free space), then looks for a request.
+    /// Bytes queued and not yet sent.
+    var queued: Int { evbuffer_get_length(output) }
+
+    /// Reads what the socket has (one `recv` into the buffer's free space), then goes on.
     private func readable() {
         var vec = iovec()
         guard evbuffer_reserve_space(input, 16 << 10, &vec, 1) == 1 else { return close() }
@@ -62,59 +86,41 @@ public final class WireConnection {
         close() // the peer closed, or the connection failed
     }
 
-    /// Takes the next request out of the input, unless one is being answered.
-    private func process() {
+    /// Refuses what can not be read safely and closes after the answer: the framing is in doubt.
+    func refuse(_ status: Int, _ reason: String) {
+        pauseReading(true)
+        let request = WireRequest(connection: self, head: RequestHead(method: "GET", target: "*", keepAlive: false))
+        phase = .answering(request)
+        closeAfterResponse = true
+        request.sendError(status, reason, extra: HTTPHeaders(), close: true)
+    }
+
+    // MARK: - Output
+
+    func queue(_ text: String) {
+        var text = text
+        text.withUTF8 { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
+    }
+
+    func queue(_ bytes: UnsafeRawBufferPointer) { evbuffer_add(output, bytes.baseAddress, bytes.count) }
+
+    /// Queues `bytes` by reference: `owner` is held until libevent has sent them.
+    func queueReference(_ bytes: UnsafeRawBufferPointer, owner: AnyObject) {
+        let hold = Unmanaged.passRetained(owner).toOpaque()
+        evbuffer_add_reference(output, bytes.baseAddress, bytes.count, { _, _, hold in
+            if let hold { Unmanaged<AnyObject>.fromOpaque(hold).release() }
+        }, hold)
+    }
+
+    /// Queues `length` bytes of a file segment from `offset`; false when libevent refused it.
+    func queueFile(_ segment: OpaquePointer, offset: Int, length: Int) -> Bool {
+        evbuffer_add_file_segment(output, segment, Int64(offset), Int64(length)) == 0
+    }
+
+    /// Writes what is queued; registers for EPOLLOUT only while the socket would block. Then
+    /// tells the request being answered that its queue drained, or that it is all sent.
+    func flush() {
         guard !closed else { return }
-        if answering {
-            // Pipelined bytes wait; past a head's worth, stop reading until the response is out.
-            if evbuffer_get_length(input) > parser.limits.maxHeadBytes { pauseReading(true) }
-            return
-        }
-        let count = evbuffer_get_length(input)
-        guard count > 0 else { return }
-        let bytes = UnsafeRawBufferPointer(start: evbuffer_pullup(input, -1), count: count)
-        switch parser.parse(bytes) {
-        case .incomplete:
-            return
-        case let .invalid(status, reason):
-            answering = true
-            pauseReading(true)
-            respondError(status, reason)
-        case let .head(head, length):
-            parser.reset()
-            guard head.body == .none else {
-                // Request bodies are not read yet: refuse rather than misread the next request.
-                answering = true
-                pauseReading(true)
-                return respondError(501, "request bodies are not read by this connection layer yet")
-            }
-            evbuffer_drain(input, length)
-            answering = true
-            closeAfterResponse = !head.keepAlive
-            server.handler(WireRequest(connection: self, head: head))
-        }
-    }
-
-    /// Queues a complete response: `head` (status line and fields, blank line included), then
-    /// `count` bytes at `body` held by `owner` until sent. Writes at once.
-    func send(head: String, body: UnsafeRawPointer?, count: Int, owner: AnyObject?) {
-        var head = head
-        head.withUTF8 { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
-        if let body, count > 0 {
-            if let owner {
-                let hold = Unmanaged.passRetained(owner).toOpaque()
-                evbuffer_add_reference(output, body, count, { _, _, hold in
-                    if let hold { Unmanaged<AnyObject>.fromOpaque(hold).release() }
-                }, hold)
-            } else {
-                evbuffer_add(output, body, count)
-            }
-        }
-        flush()
-    }
-
-    /// Writes what is queued; registers for EPOLLOUT only while the socket would block.
-    private func flush() {
         while evbuffer_get_length(output) > 0 {
             let n = evbuffer_write(output, fd)
             if n < 0 {
@@ -128,38 +134,59 @@ public final class WireConnection {
             writeArmed = pending
             if pending { event_add(writeEvent, nil) } else { event_del(writeEvent) }
         }
-        if !pending && answering { responseWritten() }
+        notify()
     }
 
-    /// The response is out: close, or take the next request.
-    private func responseWritten() {
-        answering = false
+    /// Runs `onDrained` while the queue is short (a loop, not recursion: a drained request that
+    /// writes more flushes from inside), and completes an ended response once all is sent.
+    private func notify() {
+        guard !notifying, case let .answering(r) = phase else { return }
+        notifying = true
+        while !closed, r.drainArmed, !r.isFinished, queued <= WireConnection.lowWater {
+            r.drainArmed = false
+            r.onDrained?()
+        }
+        notifying = false
+        if !closed, r.isFinished, queued == 0, case let .answering(current) = phase, current === r { responseSent(r) }
+    }
+
+    /// `request` ended its response; it completes once its bytes are out.
+    func responseEnded(_ request: WireRequest) {
+        if !request.keepAlive { closeAfterResponse = true }
+        flush()
+    }
+
+    /// The response is out: close, or take the next request (a pipelined one on the next turn
+    /// of the loop, so that a long pipeline is not answered by recursion).
+    private func responseSent(_ request: WireRequest) {
+        let sent = request.whenSent
+        request.whenSent = nil
+        phase = .head
+        sent?()
         if closeAfterResponse { return close() }
         pauseReading(false)
-        process()
+        if evbuffer_get_length(input) > 0 { event_active(resumeEvent, 0, 0) }
     }
 
-    private func pauseReading(_ pause: Bool) {
+    func pauseReading(_ pause: Bool) {
         guard pause != readPaused, !closed else { return }
         readPaused = pause
         if pause { event_del(readEvent) } else { event_add(readEvent, nil) }
     }
 
-    private func respondError(_ status: Int, _ reason: String) {
-        closeAfterResponse = true
-        let body = reason + "\n"
-        let head = "HTTP/1.1 \(status) \(ReasonPhrase.of(status))\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
-        send(head: head, body: nil, count: 0, owner: nil)
-    }
-
-    /// Closes the socket and, unless the server is going (`notify` false), leaves its list.
+    /// Closes the socket; the request being answered learns of it. Unless the server is going
+    /// (`notify` false), the connection leaves its list.
     func close(notify: Bool = true) {
         guard !closed else { return }
         closed = true
         event_del(readEvent)
         event_del(writeEvent)
+        event_del(resumeEvent)
         Glibc.close(fd)
+        switch phase {
+        case let .answering(r), let .body(r, _, _): r.connectionClosed()
+        case .head: break
+        }
         if notify { server.forget(self) }
     }
 }

@@ -37,9 +37,12 @@ if args[1] == "evhttp" {
     }
 } else {
     wire = try WireServer(loop: loop, host: "127.0.0.1", port: port)
-    let fields = stored.map { $0.name + ": " + $0.value + "\r\n" }.joined()
     wire!.handler = { request in
-        request.send(status: 200, fields: fields + "Age: 5\r\nCache-Status: eddy; hit; ttl=86395\r\n", bytes: body, offset: 0, length: size)
+        var extra = HTTPHeaders(capacity: 4)
+        extra.add("Age", "5")
+        extra.add("Content-Length", String(size))
+        extra.add("Cache-Status", "eddy; hit; ttl=86395")
+        request.sendShared(status: 200, headers: block, extra: extra, bytes: body, offset: 0, length: size)
     }
 }
 print("listening", evhttp?.boundPort ?? wire!.boundPort)

@@ -11,15 +11,14 @@ final class WireServerTests: XCTestCase {
     private let seen = Locked<[String]>([])
 
     override func setUpWithError() throws {
+        XCTAssertTrue(FileManagerless.write(WireServerTests.fileBytes, to: WireServerTests.filePath))
         let holder = Locked<(WireServer?, Int)>((nil, 0))
         let seen = self.seen
         worker = try LoopThread(name: "wire-test") { loop, _ in
             let server = try WireServer(loop: loop, host: "127.0.0.1", port: 0)
             server.handler = { request in
                 seen.withLock { $0.append(request.head.method + " " + request.head.target) }
-                let text = Array(("answer to " + request.head.target).utf8)
-                let bytes = SharedBytes(count: text.count) { $0.copyBytes(from: text); return true }!
-                request.send(status: 200, fields: "Content-Type: text/plain\r\n", bytes: bytes, offset: 0, length: text.count)
+                WireServerTests.answer(request, seen: seen)
             }
             holder.withLock { $0 = (server, server.boundPort) }
         }
@@ -30,10 +29,46 @@ final class WireServerTests: XCTestCase {
     }
 
     private var holder: Locked<(WireServer?, Int)>?
+    /// A file the `/file` answers send with sendfile.
+    static let filePath = "/tmp/eddy-wire-test-\(getpid()).bin"
+    static let fileBytes: [UInt8] = (0..<300_000).map { UInt8(97 + $0 % 26) } // letters: the reader compares text
+
+    /// The test server's answers, by target.
+    static func answer(_ request: WireRequest, seen: Locked<[String]>) {
+        switch request.uri {
+        case "/echo":
+            request.send(status: 200, headers: HTTPHeaders(), extra: HTTPHeaders(), body: request.body())
+        case "/stream":
+            // Ten pieces of 10,000 bytes, each after the last drained; no length: chunked (1.1).
+            var left = 10
+            let piece = [UInt8](repeating: UInt8(ascii: "s"), count: 10_000)
+            request.onDrained = {
+                left -= 1
+                if left == 0 { return request.end() }
+                piece.withUnsafeBytes { request.write($0) }
+            }
+            request.start(status: 200, headers: HTTPHeaders())
+            piece.withUnsafeBytes { request.write($0) }
+        case "/file":
+            let fd = open(filePath, O_RDONLY)
+            request.start(status: 200, headers: HTTPHeaders([("Content-Length", String(fileBytes.count))]))
+            request.writeFile(FileSpan(descriptor: fd, offset: 0, length: fileBytes.count))
+            close(fd) // the segment holds a copy of its own
+            request.end(whenSent: { seen.withLock { $0.append("file sent") } })
+        case "/hold":
+            request.onClose = { seen.withLock { $0.append("hold closed") } }
+            request.start(status: 200, headers: HTTPHeaders())
+            [UInt8](repeating: 1, count: 10).withUnsafeBytes { request.write($0) }
+        default:
+            request.send(status: 200, headers: HTTPHeaders([("Content-Type", "text/plain")]), extra: HTTPHeaders(),
+                         body: Array(("answer to " + request.uri).utf8))
+        }
+    }
 
     override func tearDown() {
         worker.mailbox.post { [holder] in holder?.withLock { $0.0 = nil } }
         worker.stop()
+        unlink(WireServerTests.filePath)
     }
 
     /// Sends `chunks` on a new connection (each as its own write) and reads until the server
@@ -57,7 +92,11 @@ final class WireServerTests: XCTestCase {
         var buf = [UInt8](repeating: 0, count: 65536)
         while out.count < responses {
             let n = recv(fd, &buf, buf.count, 0)
-            if n <= 0 { closed = n == 0; break }
+            if n <= 0 {
+                closed = n == 0
+                if closed, let r = Self.response(&data, bodiless: bodiless, closed: true) { out.append(r) }
+                break
+            }
             data += buf[0..<n]
             while let r = Self.response(&data, bodiless: bodiless) { out.append(r) }
         }
@@ -70,20 +109,37 @@ final class WireServerTests: XCTestCase {
         return (out, closed)
     }
 
-    /// Takes one complete response off the front of `data`.
-    private static func response(_ data: inout [UInt8], bodiless: Bool) -> (Int, String, String)? {
-        let text = String(decoding: data, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let head = String(text[..<end.lowerBound])
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-            .map { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))! } ?? 0
-        let headBytes = text[..<end.upperBound].utf8.count
-        let bodyLength = bodiless ? 0 : length
-        guard data.count >= headBytes + bodyLength else { return nil }
-        let body = String(decoding: data[headBytes..<headBytes + bodyLength], as: UTF8.self)
-        data.removeFirst(headBytes + bodyLength)
+    /// Takes one complete response off the front of `data`: by Content-Length, chunks, or
+    /// (`closed`) everything up to the close.
+    private static func response(_ data: inout [UInt8], bodiless: Bool, closed: Bool = false) -> (Int, String, String)? {
+        guard let end = (0..<max(0, data.count - 3)).first(where: { data[$0] == 13 && data[$0 + 1] == 10 && data[$0 + 2] == 13 && data[$0 + 3] == 10 })
+        else { return nil }
+        let head = String(decoding: data[0..<end], as: UTF8.self)
+        let lines = head.split(separator: "\r\n").map { $0.lowercased() }
         let status = Int(head.split(separator: " ")[1])!
-        return (status, head, body)
+        let length = lines.first { $0.hasPrefix("content-length:") }.map { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces))! }
+        var at = end + 4, body: [UInt8] = []
+        if bodiless || (100..<200).contains(status) {
+        } else if let length {
+            guard data.count >= at + length else { return nil }
+            body = Array(data[at..<at + length])
+            at += length
+        } else if lines.contains("transfer-encoding: chunked") {
+            while true {
+                guard let lf = data[at...].firstIndex(of: 10) else { return nil }
+                let size = Int(String(decoding: data[at..<lf - 1], as: UTF8.self), radix: 16)!
+                guard data.count >= lf + 1 + size + 2 else { return nil }
+                body += data[(lf + 1)..<(lf + 1 + size)]
+                at = lf + 1 + size + 2
+                if size == 0 { break }
+            }
+        } else {
+            guard closed else { return nil }
+            body = Array(data[at...])
+            at = data.count
+        }
+        data.removeFirst(at)
+        return (status, head, String(decoding: body, as: UTF8.self))
     }
 
     func testPipelinedRequestsAreAnsweredInOrderOnOneConnection() throws {
@@ -131,5 +187,83 @@ final class WireServerTests: XCTestCase {
         XCTAssertEqual(got.responses.map(\.status), [200])
         XCTAssertTrue(got.responses[0].head.contains("\r\nContent-Length: 12\r\n"), got.responses[0].head)
         XCTAssertTrue(got.closed, "closed with nothing after the head")
+    }
+}
+
+extension WireServerTests {
+    func testBodiesByLengthAndInChunksReachTheHandlerWhole() throws {
+        let got = try exchange(["POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                                + "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nT: v\r\n\r\n"
+                                + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n"], responses: 3)
+        XCTAssertEqual(got.responses.map(\.body), ["hello", "hello world", "answer to /after"])
+    }
+
+    func testExpectContinueGets100BeforeTheBodyIsSent() throws {
+        let got = try exchange(["PUT /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n", "abc"], responses: 2)
+        XCTAssertEqual(got.responses.map(\.status), [100, 200])
+        XCTAssertEqual(got.responses.last?.body, "abc")
+    }
+
+    func testBodiesOverTheLimitAndBrokenChunksAreRefusedAndClosed() throws {
+        let big = try exchange(["POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\r\n"], responses: 1)
+        XCTAssertEqual(big.responses.map(\.status), [413])
+        XCTAssertTrue(big.closed)
+        let huge = try exchange(["POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFF\r\n"], responses: 1)
+        XCTAssertEqual(huge.responses.map(\.status), [413])
+        let broken = try exchange(["POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n"], responses: 1)
+        XCTAssertEqual(broken.responses.map(\.status), [400])
+        XCTAssertTrue(broken.closed)
+        XCTAssertEqual(seen.withLock { $0 }, [], "no refused request reached the handler")
+    }
+
+    func testAStreamedResponseIsChunkedFor11AndCloseDelimitedFor10() throws {
+        let a = try exchange(["GET /stream HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n"], responses: 2)
+        XCTAssertTrue(a.responses[0].head.lowercased().contains("transfer-encoding: chunked"), a.responses[0].head)
+        XCTAssertEqual(a.responses[0].body, String(repeating: "s", count: 100_000))
+        XCTAssertEqual(a.responses[1].body, "answer to /next", "the connection goes on after the last chunk")
+        let b = try exchange(["GET /stream HTTP/1.0\r\n\r\n"], responses: 1)
+        XCTAssertEqual(b.responses.first?.body.count, 100_000)
+        XCTAssertTrue(b.closed)
+    }
+
+    func testAFileGoesOutWholeAndWhenSentRuns() throws {
+        let got = try exchange(["GET /file HTTP/1.1\r\nHost: x\r\n\r\n"], responses: 1)
+        XCTAssertEqual(got.responses.first.map { Array($0.body.utf8) }, WireServerTests.fileBytes)
+        XCTAssertTrue(waitFor { self.seen.withLock { $0.contains("file sent") } })
+    }
+
+    func testAClientThatLeavesMidResponseIsReported() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let text = "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"
+        _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        XCTAssertGreaterThan(recv(fd, &buf, buf.count, 0), 0)
+        close(fd)
+        XCTAssertTrue(waitFor { self.seen.withLock { $0.contains("hold closed") } })
+    }
+
+    /// Polls `condition` for up to 5 s.
+    private func waitFor(_ condition: () -> Bool) -> Bool {
+        let end = EventLoop.monotonic() + 5
+        while EventLoop.monotonic() < end {
+            if condition() { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+}
+
+/// Writes a file with plain system calls.
+enum FileManagerless {
+    static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 }

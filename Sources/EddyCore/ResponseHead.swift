@@ -1,0 +1,113 @@
+/// A response's head as eddy's own connection layer writes it, and how its body is framed
+/// (RFC 9112 sections 4, 6 and 9): the status line in the request's version, the fields given,
+/// then the fields the connection owns (Date, Content-Length or Transfer-Encoding, Connection).
+public struct ResponseHead: Equatable, Sendable {
+    /// How the body that follows the head is delimited on the wire.
+    public enum Framing: Equatable, Sendable {
+        /// No body goes out: 1xx, 204, 304, or the answer to HEAD (RFC 9110 section 6.4.1).
+        case none
+        /// Exactly this many bytes.
+        case length(Int)
+        /// Chunks (RFC 9112 section 7.1), when the length is not known and the client speaks 1.1.
+        case chunked
+        /// Until the connection closes: an HTTP/1.0 client of a body of unknown length.
+        case untilClose
+    }
+
+    /// The head's bytes, blank line included.
+    public let text: String
+    public let framing: Framing
+    /// Whether the connection carries another request after this response.
+    public let keepAlive: Bool
+
+    /// The head of a response with `status` to a request (`method`, HTTP/1.`minor`, wanting
+    /// persistence or not). `prebuilt`: fields ready as text (CRLF-ended lines, none of them the
+    /// framing fields; `prebuiltHasDate` when a Date is among them), written first; `fields` are
+    /// written in order after it; `bodyLength` is the body's length when
+    /// the whole body is at hand (a Content-Length among the fields wins, as for HEAD, where it is
+    /// the GET's). Fields whose name is not a token or whose value holds CR, LF or NUL are
+    /// dropped, never written (response splitting); so are framing fields eddy must own.
+    public init(status: Int, reason: String, method: String, minor: Int, requestKeepAlive: Bool,
+                fields: [HTTPHeaders], prebuilt: String = "", prebuiltHasDate: Bool = false, bodyLength: Int?, date: String) {
+        var text = (minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ") + String(status) + " " + reason + "\r\n"
+        text += prebuilt
+        var length: Int?, close = false, hasDate = prebuiltHasDate
+        for list in fields {
+            for (name, value) in list {
+                guard ResponseHead.writable(name, value) else { continue }
+                switch ResponseHead.owned(name) {
+                case .contentLength:
+                    if length == nil, let n = Int(value), n >= 0 { length = n }
+                    continue // written once, below
+                case .connection:
+                    // RFC 9110 section 7.6.1: hop-by-hop; a "close" among them ends the connection.
+                    if value.split(separator: ",").contains(where: { String($0.trimmingOWS()).caseInsensitiveEquals("close") }) {
+                        close = true
+                    }
+                    continue
+                case .hopByHop:
+                    continue
+                case .date:
+                    hasDate = true
+                case nil:
+                    break
+                }
+                text += name + ": " + value + "\r\n"
+            }
+        }
+        if !hasDate { text += "Date: " + date + "\r\n" }
+        let bodiless = (100..<200).contains(status) || status == 204 || status == 304
+        let framing: Framing
+        if let n = length ?? bodyLength {
+            if !bodiless { text += "Content-Length: " + String(n) + "\r\n" } // RFC 9110 section 8.6
+            framing = bodiless || method == "HEAD" ? .none : .length(n)
+        } else if bodiless || method == "HEAD" {
+            framing = .none
+        } else if minor == 1 {
+            text += "Transfer-Encoding: chunked\r\n"
+            framing = .chunked
+        } else {
+            framing = .untilClose
+        }
+        let keepAlive = requestKeepAlive && !close && framing != .untilClose
+        if !keepAlive { text += "Connection: close\r\n" } else if minor == 0 { text += "Connection: keep-alive\r\n" }
+        self.text = text + "\r\n"
+        self.framing = framing
+        self.keepAlive = keepAlive
+    }
+
+    private enum Owned { case contentLength, connection, hopByHop, date }
+
+    /// The fields the connection writes itself; a switch on the first letter keeps the other
+    /// fields (most of them) to one comparison.
+    private static func owned(_ name: String) -> Owned? {
+        switch name.utf8.first.map({ $0 | 0x20 }) {
+        case UInt8(ascii: "c"):
+            if name.caseInsensitiveEquals("Content-Length") { return .contentLength }
+            if name.caseInsensitiveEquals("Connection") { return .connection }
+        case UInt8(ascii: "t"):
+            if name.caseInsensitiveEquals("Transfer-Encoding") { return .hopByHop }
+        case UInt8(ascii: "k"):
+            if name.caseInsensitiveEquals("Keep-Alive") { return .hopByHop }
+        case UInt8(ascii: "p"):
+            if name.caseInsensitiveEquals("Proxy-Connection") { return .hopByHop }
+        case UInt8(ascii: "d"):
+            if name.caseInsensitiveEquals("Date") { return .date }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// A field that may go on the wire as given.
+    public static func writable(_ name: String, _ value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(RequestFraming.isTokenChar)
+            && !value.utf8.contains { $0 == 13 || $0 == 10 || $0 == 0 }
+    }
+
+    /// The chunk header for `count` bytes (RFC 9112 section 7.1): hex size and CRLF.
+    public static func chunkHeader(_ count: Int) -> String { String(count, radix: 16) + "\r\n" }
+
+    /// The last chunk and the empty trailer section.
+    public static let lastChunk = "0\r\n\r\n"
+}

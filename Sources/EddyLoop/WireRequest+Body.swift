@@ -1,0 +1,54 @@
+import CLibevent
+import EddyCore
+import Glibc
+
+extension WireRequest {
+    /// Queues bytes (copied) and arms `onDrained`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty, headSent, !isGone, !isFinished, framing != .none else { return }
+        if framing == .chunked { connection.queue(ResponseHead.chunkHeader(bytes.count)) }
+        connection.queue(bytes)
+        if framing == .chunked { connection.queue("\r\n") }
+        bodyBytesSent += bytes.count
+        drainArmed = true
+        connection.flush()
+    }
+
+    /// Queues `span` of a file: a copy when small and nothing waits ahead of it (one buffer
+    /// beats sendfile's extra system calls; onto a full buffer, copies would pile up in memory
+    /// for a slow reader), otherwise a sendfile segment of a descriptor duplicated once per
+    /// request, so that the cache may close its own meanwhile.
+    public func writeFile(_ span: FileSpan) {
+        guard span.length > 0, headSent, !isGone, !isFinished, framing != .none else { return }
+        let small = span.length <= ServerRequest.copyThreshold && connection.queued == 0
+        if small || !segmentReady(span.descriptor) {
+            // Out of descriptors for the segment's copy: a copy rather than a stalled response.
+            var bytes = [UInt8](repeating: 0, count: span.length)
+            let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
+            guard n == span.length else { return connection.close() } // a short file: the body can not be completed
+            return bytes.withUnsafeBytes { write($0) }
+        }
+        if framing == .chunked { connection.queue(ResponseHead.chunkHeader(span.length)) }
+        guard connection.queueFile(segment!, offset: span.offset, length: span.length) else { return connection.close() }
+        if framing == .chunked { connection.queue("\r\n") }
+        bodyBytesSent += span.length
+        drainArmed = true
+        connection.flush()
+    }
+
+    /// Makes `fd`'s sendfile segment this request's; false when no descriptor is left for it.
+    private func segmentReady(_ fd: Int32) -> Bool {
+        if segment != nil && segmentFD == fd { return true }
+        let copy = dup(fd)
+        guard copy >= 0 else { return false }
+        if let segment { evbuffer_file_segment_free(segment) }
+        // CLOSE_ON_FREE closes the copy once the last piece queued from it has been sent.
+        segment = evbuffer_file_segment_new(copy, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
+        guard segment != nil else {
+            Glibc.close(copy)
+            return false
+        }
+        segmentFD = fd
+        return true
+    }
+}

@@ -1,0 +1,173 @@
+import CLibevent
+import EddyCore
+import Glibc
+
+/// A request read by `WireConnection`, and its response: the `ClientRequest` eddy's exchanges
+/// answer, on eddy's own connection layer (it is to take `ServerRequest`'s place over evhttp).
+///
+/// Responses are sent whole (`send...`) or streamed: `start` writes the head (Content-Length
+/// when the fields give it; otherwise chunked for a 1.1 client, or until close for 1.0), then
+/// `write`/`writeFile` queue body bytes, `onDrained` fires once the queue falls to
+/// `WireConnection.lowWater` after a write, and `end` completes it.
+public final class WireRequest: ClientRequest {
+    /// The request's head as parsed.
+    public let head: RequestHead
+    let connection: WireConnection
+    public var method: String { head.method }
+    public var uri: String { head.target }
+    public var headers: HTTPHeaders { head.headers }
+    public var version: String { head.version }
+    public var peer: String { connection.peer }
+    public var onClose: (() -> Void)?
+    public var onDrained: (() -> Void)?
+    public internal(set) var isGone = false
+    public internal(set) var headSent = false
+    public private(set) var headSentAt: Double?
+    public internal(set) var isFinished = false
+    public internal(set) var status = 0
+    public internal(set) var bodyBytesSent = 0
+    public var queuedBytes: Int { isGone ? 0 : connection.queued }
+    /// The request body, read whole before the handler was called (within the body limit).
+    var bodyBytes: [UInt8] = []
+    /// How the response's body is framed, once its head is out.
+    var framing = ResponseHead.Framing.none
+    /// The response persists the connection.
+    var keepAlive = true
+    /// A `write` waits for `onDrained`.
+    var drainArmed = false
+    /// Runs once the last byte left, or the connection closed first.
+    var whenSent: (() -> Void)?
+    /// The sendfile segment of the file last written, and the descriptor it duplicates.
+    var segment: OpaquePointer?
+    var segmentFD: Int32 = -1
+
+    init(connection: WireConnection, head: RequestHead) {
+        self.connection = connection
+        self.head = head
+    }
+
+    deinit { if let segment { evbuffer_file_segment_free(segment) } }
+
+    public func body() -> [UInt8] { bodyBytes }
+
+    /// Writes the head of a response (`fields` in order after the prebuilt text); `bodyLength`
+    /// when the whole body is at hand.
+    func writeHead(status: Int, prebuilt: (text: String, hasDate: Bool) = ("", false), fields: [HTTPHeaders], bodyLength: Int?) {
+        let h = ResponseHead(status: status, reason: ReasonPhrase.of(status), method: head.method, minor: head.minor,
+                             requestKeepAlive: head.keepAlive, fields: fields, prebuilt: prebuilt.text,
+                             prebuiltHasDate: prebuilt.hasDate, bodyLength: bodyLength, date: connection.server.date)
+        self.status = status
+        framing = h.framing
+        keepAlive = h.keepAlive
+        headSent = true
+        headSentAt = EventLoop.monotonic()
+        connection.queue(h.text)
+    }
+
+    /// The head's parts for `block`: its verbatim text and the fields the connection must see.
+    private func parts(_ block: HeaderBlock, _ extra: HTTPHeaders) -> ((String, Bool), [HTTPHeaders]) {
+        guard let wire = block.wire else { return (("", false), [block.headers, extra]) }
+        return ((wire, block.hasDate), block.ownedFields.fields.isEmpty ? [extra] : [block.ownedFields, extra])
+    }
+
+    /// Sends the body bytes of a complete response, then completes it.
+    private func complete(_ body: UnsafeRawBufferPointer?, owner: AnyObject? = nil) {
+        if case .length = framing, let body, !body.isEmpty {
+            if let owner { connection.queueReference(body, owner: owner) } else { connection.queue(body) }
+            bodyBytesSent = body.count
+        }
+        finish(whenSent: nil)
+    }
+
+    public func send(status: Int, headers: HTTPHeaders, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished, !headSent else { return }
+        writeHead(status: status, fields: [headers, extra], bodyLength: body.count)
+        body.withUnsafeBytes { complete($0) }
+    }
+
+    public func send(status: Int, headers: HeaderBlock, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished, !headSent else { return }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: body.count)
+        body.withUnsafeBytes { complete($0) }
+    }
+
+    public func sendShared(status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, offset: Int, length: Int) {
+        guard !isFinished, !headSent, offset >= 0, length > 0, offset + length <= bytes.count else { return }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: length)
+        complete(UnsafeRawBufferPointer(start: bytes.base + offset, count: length), owner: bytes)
+    }
+
+    public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
+        guard !isFinished, !headSent else { return false }
+        var bytes = [UInt8](repeating: 0, count: span.length)
+        guard bytes.withUnsafeMutableBytes({ pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }) == span.length
+        else { return false }
+        send(status: status, headers: headers, extra: extra, body: bytes)
+        return true
+    }
+
+    public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders, close: Bool) {
+        let (h, body) = WireRequest.errorReply(status, reason, extra: extra, close: close)
+        send(status: status, headers: h, extra: HTTPHeaders(), body: body)
+    }
+
+    public func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders) {
+        guard !isFinished, !headSent else { return }
+        writeHead(status: status, fields: [headers, extra], bodyLength: nil)
+        connection.flush()
+    }
+
+    public func start(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
+        guard !isFinished, !headSent else { return }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: nil)
+        connection.flush()
+    }
+
+    public func sendInterim(status: Int, headers: HTTPHeaders) {
+        guard !headSent, !isGone, !isFinished,
+              let bytes = InterimHead.encode(status: status, headers: headers, clientMajor: head.major, clientMinor: head.minor)
+        else { return }
+        bytes.withUnsafeBytes { connection.queue($0) }
+        connection.flush()
+    }
+
+    /// Completes a streamed response: the last chunk when chunked, then `whenSent` once the
+    /// last byte left (or the connection closed first).
+    public func end(whenSent: (() -> Void)?) {
+        guard headSent, !isFinished else { whenSent?(); return }
+        finish(whenSent: whenSent)
+    }
+
+    func finish(whenSent: (() -> Void)?) {
+        isFinished = true
+        onDrained = nil
+        drainArmed = false
+        guard !isGone else { whenSent?(); return }
+        if framing == .chunked { connection.queue(ResponseHead.lastChunk) }
+        self.whenSent = whenSent
+        connection.responseEnded(self)
+    }
+
+    /// Ends a streamed response by closing the connection, so the client sees a short body.
+    public func abort() {
+        guard headSent, !isFinished else { return }
+        isFinished = true
+        connection.close()
+    }
+
+    /// The connection closed: the body can no longer be sent.
+    func connectionClosed() {
+        let sent = whenSent
+        whenSent = nil
+        sent?()
+        guard !isGone else { return }
+        isGone = true
+        let cb = onClose
+        onClose = nil
+        onDrained = nil
+        cb?()
+    }
+}

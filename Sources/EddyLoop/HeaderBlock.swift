@@ -15,18 +15,18 @@ public final class HeaderBlock {
     let wire: String?
     /// The fields `wire` leaves out (`evhttpOwns`), as values, for eddy's own connection layer.
     let ownedFields: HTTPHeaders
-    /// A Date field is among the fields.
-    let hasDate: Bool
 
     public init(_ headers: HTTPHeaders) {
         self.headers = headers
         let cFields = headers.map { (name: strdup($0.name)!, value: strdup($0.value)!) }
         self.cFields = cFields
         var wire = "", owned: [(name: UnsafeMutablePointer<CChar>, value: UnsafeMutablePointer<CChar>)] = []
+        var ownedFields = HTTPHeaders()
         var verbatim = true
         for ((name, value), c) in zip(headers, cFields) {
             if HeaderBlock.evhttpOwns(name) {
                 owned.append(c)
+                ownedFields.add(name, value)
             } else if HeaderBlock.isVerbatim(name, value) {
                 wire += name + ": " + value + "\r\n"
             } else {
@@ -34,10 +34,7 @@ public final class HeaderBlock {
             }
         }
         evhttpFields = owned
-        var ownedFields = HTTPHeaders()
-        for (n, v) in headers where HeaderBlock.evhttpOwns(n) { ownedFields.add(n, v) }
         self.ownedFields = ownedFields
-        hasDate = headers["Date"] != nil
         self.wire = verbatim ? wire : nil
     }
 

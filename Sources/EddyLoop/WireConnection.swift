@@ -104,6 +104,9 @@ public final class WireConnection {
 
     func queue(_ bytes: UnsafeRawBufferPointer) { evbuffer_add(output, bytes.baseAddress, bytes.count) }
 
+    /// Moves `buffer`'s chains to the end of the output (no copy).
+    func queue(buffer: OpaquePointer) { evbuffer_add_buffer(output, buffer) }
+
     /// Queues `bytes` by reference: `owner` is held until libevent has sent them.
     func queueReference(_ bytes: UnsafeRawBufferPointer, owner: AnyObject) {
         let hold = Unmanaged.passRetained(owner).toOpaque()

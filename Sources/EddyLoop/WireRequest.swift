@@ -65,9 +65,10 @@ public final class WireRequest: ClientRequest {
     }
 
     /// The head's parts for `block`: its verbatim text and the fields the connection must see.
+    /// Date is one of those (`evhttpOwns`), so the verbatim text never holds one.
     private func parts(_ block: HeaderBlock, _ extra: HTTPHeaders) -> ((String, Bool), [HTTPHeaders]) {
         guard let wire = block.wire else { return (("", false), [block.headers, extra]) }
-        return ((wire, block.hasDate), block.ownedFields.fields.isEmpty ? [extra] : [block.ownedFields, extra])
+        return ((wire, false), block.ownedFields.fields.isEmpty ? [extra] : [block.ownedFields, extra])
     }
 
     /// Sends the body bytes of a complete response, then completes it.
@@ -99,12 +100,25 @@ public final class WireRequest: ClientRequest {
         complete(UnsafeRawBufferPointer(start: bytes.base + offset, count: length), owner: bytes)
     }
 
+    /// One pread into a buffer whose chains then move behind the head: the bytes are copied
+    /// once, not into an array and again into the output.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
-        guard !isFinished, !headSent else { return false }
-        var bytes = [UInt8](repeating: 0, count: span.length)
-        guard bytes.withUnsafeMutableBytes({ pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }) == span.length
-        else { return false }
-        send(status: status, headers: headers, extra: extra, body: bytes)
+        guard !isFinished, !headSent, let body = evbuffer_new() else { return false }
+        defer { evbuffer_free(body) }
+        var vec = iovec() // evbuffer_iovec is a #define of iovec
+        if span.length > 0 {
+            guard evbuffer_reserve_space(body, span.length, &vec, 1) == 1,
+                  pread(span.descriptor, vec.iov_base, span.length, off_t(span.offset)) == span.length else { return false }
+            vec.iov_len = span.length
+            evbuffer_commit_space(body, &vec, 1)
+        }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: span.length)
+        if case .length = framing, span.length > 0 {
+            connection.queue(buffer: body)
+            bodyBytesSent = span.length
+        }
+        finish(whenSent: nil)
         return true
     }
 

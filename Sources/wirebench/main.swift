@@ -24,26 +24,23 @@ let stored = HTTPHeaders([("Server", "nginx"), ("Content-Type", "application/oct
                           ("Expires", "Sat, 28 Nov 2026 10:00:00 GMT"), ("Cache-Control", "max-age=86400"),
                           ("Accept-Ranges", "bytes")])
 let block = HeaderBlock(stored)
+/// A snapshot hit's answer, through either layer: the response's own fields built per request,
+/// as eddy builds them.
+func answer(_ request: any ClientRequest) {
+    var extra = HTTPHeaders(capacity: 4)
+    extra.add("Age", "5")
+    extra.add("Content-Length", String(size))
+    extra.add("Cache-Status", "eddy; hit; ttl=86395")
+    request.sendShared(status: 200, headers: block, extra: extra, bytes: body, offset: 0, length: size)
+}
 var evhttp: HTTPServer?
 var wire: WireServer?
 if args[1] == "evhttp" {
     evhttp = try HTTPServer(loop: loop, host: "127.0.0.1", port: port, limits: HTTPServerLimits())
-    evhttp!.handler = { request in
-        var extra = HTTPHeaders(capacity: 4)
-        extra.add("Age", "5")
-        extra.add("Content-Length", String(size))
-        extra.add("Cache-Status", "eddy; hit; ttl=86395")
-        request.sendShared(status: 200, headers: block, extra: extra, bytes: body, offset: 0, length: size)
-    }
+    evhttp!.handler = answer
 } else {
     wire = try WireServer(loop: loop, host: "127.0.0.1", port: port)
-    wire!.handler = { request in
-        var extra = HTTPHeaders(capacity: 4)
-        extra.add("Age", "5")
-        extra.add("Content-Length", String(size))
-        extra.add("Cache-Status", "eddy; hit; ttl=86395")
-        request.sendShared(status: 200, headers: block, extra: extra, bytes: body, offset: 0, length: size)
-    }
+    wire!.handler = answer
 }
 print("listening", evhttp?.boundPort ?? wire!.boundPort)
 fflush(stdout)

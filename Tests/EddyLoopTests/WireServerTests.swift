@@ -55,6 +55,12 @@ final class WireServerTests: XCTestCase {
             request.writeFile(FileSpan(descriptor: fd, offset: 0, length: fileBytes.count))
             close(fd) // the segment holds a copy of its own
             request.end(whenSent: { seen.withLock { $0.append("file sent") } })
+        case "/small-file":
+            // A complete response read from a file with one pread (`sendFile`).
+            let fd = open(filePath, O_RDONLY)
+            defer { close(fd) }
+            _ = request.sendFile(status: 200, headers: HeaderBlock(HTTPHeaders()), extra: HTTPHeaders(),
+                                 span: FileSpan(descriptor: fd, offset: 1000, length: 16384))
         case "/hold":
             request.onClose = { seen.withLock { $0.append("hold closed") } }
             request.start(status: 200, headers: HTTPHeaders())
@@ -230,6 +236,12 @@ extension WireServerTests {
         let got = try exchange(["GET /file HTTP/1.1\r\nHost: x\r\n\r\n"], responses: 1)
         XCTAssertEqual(got.responses.first.map { Array($0.body.utf8) }, WireServerTests.fileBytes)
         XCTAssertTrue(waitFor { self.seen.withLock { $0.contains("file sent") } })
+    }
+
+    func testASmallFileSpanGoesOutAsOneResponse() throws {
+        let got = try exchange(["GET /small-file HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n"], responses: 2)
+        XCTAssertEqual(got.responses.first.map { Array($0.body.utf8) }, Array(WireServerTests.fileBytes[1000..<17384]))
+        XCTAssertEqual(got.responses.last?.body, "answer to /next")
     }
 
     func testAClientThatLeavesMidResponseIsReported() throws {

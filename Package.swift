@@ -5,7 +5,7 @@ import PackageDescription
 //   C shims (CLibevent, CCurl, CSQLite, CSystem)  -> no logic, only what Swift cannot import directly
 //   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
 //   EddyHLS    pure HLS playlist model: parse, classify, rewrite URIs byte-exactly; no I/O
-//   EddyLoop   event-loop wrappers: evhttp server, timers, the libcurl multi driver
+//   EddyLoop   event-loop wrappers: the HTTP/1.1 server (eddy's own, on libevent), timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
 //   EddyResources  one home per loop for its resources: coordinators, fills, playlists and
 //                  prefetch, origin health, the upstream client, the memory tier
@@ -66,7 +66,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The HTTP layer alone, evhttp against eddy's own (bench/wire.py); not part of eddy.
+        // The HTTP layer alone, against nginx (bench/wire.py); not part of eddy.
         .executableTarget(name: "wirebench", dependencies: ["EddyLoop", "EddyCore"]),
         .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""The HTTP layer alone: evhttp (the layer eddy serves clients with) against eddy's own
-connection layer (WireServer) against nginx, each answering a 16 KiB 200 with a stored hit's
-fields, on one core each, measured alternately in one run (wrk, loopback).
+"""The HTTP layer alone: eddy's connection layer (HTTPServer) against nginx, each answering a
+16 KiB 200 with a stored hit's fields, on one core each, measured alternately in one run (wrk,
+loopback).
 
     python3 bench/wire.py [--wirebench .build/release/wirebench] [--rounds 3] [--seconds 4] [--size 16384]
 
 wirebench serves from memory with no cache behind it, and nginx a static file from the page
-cache, so the table isolates what a request costs in each HTTP layer: what eddy would gain by
-leaving evhttp (issue 33)."""
+cache, so the table isolates what a request costs in each HTTP layer. (Up to commit 44d6764,
+wirebench also served through evhttp, the layer eddy used before its own: bench/RESULTS.md.)"""
 import argparse, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -54,9 +54,8 @@ def main():
     base = tempfile.mkdtemp(prefix="eddy-wire-")
     servers = []
     try:
-        for kind in ("evhttp", "wire"):
-            port = free_port()
-            servers.append(Server(kind, [args.wirebench, kind, str(port), str(args.size)], port))
+        port = free_port()
+        servers.append(Server("wire", [args.wirebench, "wire", str(port), str(args.size)], port))
         servers.append(nginx(base, args.size))
         rows = []
         for conns in (8, 64, 256):
@@ -68,12 +67,11 @@ def main():
                     assert bad == 0, (s.name, bad)
                     got[s.name].append(rps)
             rows.append((conns, got))
-        print("| connections | evhttp req/s | wire req/s | nginx req/s | evhttp/nginx | wire/nginx | wire/evhttp |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("| connections | eddy req/s | nginx req/s | eddy/nginx |")
+        print("|---:|---:|---:|---:|")
         for conns, got in rows:
             m = {k: statistics.median(v) for k, v in got.items()}
-            print("| %d | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |" % (conns, m["evhttp"], m["wire"], m["nginx"], m["evhttp"] / m["nginx"],
-                                                                     m["wire"] / m["nginx"], m["wire"] / m["evhttp"]))
+            print("| %d | %.0f | %.0f | %.2f |" % (conns, m["wire"], m["nginx"], m["wire"] / m["nginx"]))
         print("\nper round (wire/nginx):", {c: ["%.2f" % (w / n) for w, n in zip(g["wire"], g["nginx"])] for c, g in rows})
     finally:
         for s in servers:

@@ -1,9 +1,8 @@
 /// The bytes of an interim (1xx) response a proxy forwards ahead of the final one, such as
-/// 103 Early Hints (RFC 8297). evhttp has no call for interim responses, so eddy writes them to
-/// the connection itself; this builds them.
+/// 103 Early Hints (RFC 8297), written to the connection ahead of the final head; this builds them.
 public enum InterimHead {
-    /// Which 1xx statuses are forwarded: not 100 (curl answers Expect itself, and evhttp answers
-    /// the client's) and not 101 (eddy never upgrades a connection).
+    /// Which 1xx statuses are forwarded: not 100 (curl answers Expect itself, and eddy's connection
+    /// answers the client's) and not 101 (eddy never upgrades a connection).
     public static func isForwarded(_ status: Int) -> Bool { (102..<200).contains(status) }
 
     /// An HTTP/1.1 interim head, or nil when none may be sent: the status is not forwarded, or the

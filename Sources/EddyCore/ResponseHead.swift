@@ -58,7 +58,8 @@ public struct ResponseHead: Equatable, Sendable {
         if !hasDate { text += "Date: " + date + "\r\n" }
         let bodiless = (100..<200).contains(status) || status == 204 || status == 304
         let framing: Framing
-        if let n = length ?? bodyLength {
+        // A HEAD's body is the GET's: only a Content-Length given for it says its length.
+        if let n = length ?? (method == "HEAD" ? nil : bodyLength) {
             if !bodiless { text += "Content-Length: " + String(n) + "\r\n" } // RFC 9110 section 8.6
             framing = bodiless || method == "HEAD" ? .none : .length(n)
         } else if bodiless || method == "HEAD" {

@@ -2,10 +2,11 @@ import CLibevent
 import Glibc
 
 extension HTTPServer {
-    /// A listener with SO_REUSEPORT on `host:port`, attached to `http` (what libevent's notes
-    /// give for one evhttp per thread). nil with errno set when it cannot be bound. `claim`: fail
+    /// A listener on `host:port` whose connections go to the server at `arg`; with `reusePort`,
+    /// SO_REUSEPORT, so that every loop's listener shares the port (what libevent's notes give
+    /// for one listener per thread). nil with errno set when it cannot be bound. `claim`: fail
     /// with EADDRINUSE when any socket is listening there already (see `portIsFree`).
-    static func bindShared(_ http: OpaquePointer, loop: EventLoop, host: String, port: Int, claim: Bool) -> OpaquePointer? {
+    static func bind(loop: EventLoop, host: String, port: Int, reusePort: Bool, claim: Bool, arg: UnsafeMutableRawPointer) -> OpaquePointer? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -20,14 +21,28 @@ extension HTTPServer {
             errno = EADDRINUSE
             return nil
         }
-        let flags = UInt32(LEV_OPT_REUSEABLE | LEV_OPT_REUSEABLE_PORT | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC)
-        guard let lev = evconnlistener_new_bind(loop.base, nil, nil, flags, -1, first.pointee.ai_addr,
-                                                Int32(first.pointee.ai_addrlen)) else { return nil }
-        guard let bound = evhttp_bind_listener(http, lev) else {
-            evconnlistener_free(lev)
-            return nil
+        var flags = LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC
+        if reusePort { flags |= LEV_OPT_REUSEABLE_PORT }
+        return evconnlistener_new_bind(loop.base, { _, fd, address, _, arg in
+            Unmanaged<HTTPServer>.fromOpaque(arg!).takeUnretainedValue().accepted(fd, address)
+        }, arg, UInt32(flags), -1, first.pointee.ai_addr, Int32(first.pointee.ai_addrlen))
+    }
+
+    /// A peer's address as text, without its port.
+    static func describe(_ address: UnsafeMutablePointer<sockaddr>?) -> String {
+        guard let address else { return "-" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            var a = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            inet_ntop(AF_INET, &a, &text, socklen_t(text.count))
+        case AF_INET6:
+            var a = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+            inet_ntop(AF_INET6, &a, &text, socklen_t(text.count))
+        default:
+            return "-"
         }
-        return bound
+        return String(cString: text)
     }
 
     /// Whether a socket without SO_REUSEPORT can bind `address`: the kernel refuses while any
@@ -39,7 +54,7 @@ extension HTTPServer {
         defer { close(fd) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        return bind(fd, address.ai_addr, address.ai_addrlen) == 0 || errno != EADDRINUSE
+        return Glibc.bind(fd, address.ai_addr, address.ai_addrlen) == 0 || errno != EADDRINUSE
     }
 
     /// The local port of a bound socket.

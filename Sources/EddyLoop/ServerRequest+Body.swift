@@ -3,6 +3,39 @@ import EddyCore
 import Glibc
 
 extension ServerRequest {
+    /// Queues bytes (copied) and arms `onDrained`.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty, headSent, !isGone, !isFinished, framing != .none else { return }
+        if framing == .chunked { connection.queue(ResponseHead.chunkHeader(bytes.count)) }
+        connection.queue(bytes)
+        if framing == .chunked { connection.queue("\r\n") }
+        bodyBytesSent += bytes.count
+        drainArmed = true
+        connection.flush()
+    }
+
+    /// Queues `span` of a file: a copy when small and nothing waits ahead of it (one buffer
+    /// beats sendfile's extra system calls; onto a full buffer, copies would pile up in memory
+    /// for a slow reader), otherwise a sendfile segment of a descriptor duplicated once per
+    /// request, so that the cache may close its own meanwhile.
+    public func writeFile(_ span: FileSpan) {
+        guard span.length > 0, headSent, !isGone, !isFinished, framing != .none else { return }
+        let small = span.length <= ServerRequest.copyThreshold && connection.queued == 0
+        if small || !segmentReady(span.descriptor) {
+            // Out of descriptors for the segment's copy: a copy rather than a stalled response.
+            var bytes = [UInt8](repeating: 0, count: span.length)
+            let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
+            guard n == span.length else { return connection.close() } // a short file: the body can not be completed
+            return bytes.withUnsafeBytes { write($0) }
+        }
+        if framing == .chunked { connection.queue(ResponseHead.chunkHeader(span.length)) }
+        guard connection.queueFile(segment!, offset: span.offset, length: span.length) else { return connection.close() }
+        if framing == .chunked { connection.queue("\r\n") }
+        bodyBytesSent += span.length
+        drainArmed = true
+        connection.flush()
+    }
+
     /// Drops the file segment; the next `writeFile` makes one for its descriptor (a remote
     /// request's descriptor copy changed, and its number may be reused by another file).
     func releaseSegment() {
@@ -10,72 +43,19 @@ extension ServerRequest {
         segment = nil
     }
 
-    /// Queues `span` for sending with sendfile, then arms `onDrained`. Its descriptor is duplicated
-    /// once per request, so the cache may close its own meanwhile.
-    public func writeFile(_ span: FileSpan) {
-        let fd = span.descriptor, offset = span.offset, length = span.length
-        guard length > 0, !isGone, !isFinished, let out = eddy_evhttp_request_conn_output(raw) else { return }
-        if length <= ServerRequest.copyThreshold && evbuffer_get_length(out) == 0 {
-            // Small pieces: one pread and one buffer beat sendfile's extra system calls. Only onto
-            // an empty buffer: a slow reader of a cold object is handed many small pieces as a fill
-            // writes them, and copies would pile up to its high-water mark in memory (500 such
-            // readers peaked at 73 to 160 MiB, measured); file segments cost a few bytes each.
-            copyPiece(fd, offset: offset, length: length)
-            return
+    /// Makes `fd`'s sendfile segment this request's; false when no descriptor is left for it.
+    func segmentReady(_ fd: Int32) -> Bool {
+        if segment != nil && segmentFD == fd { return true }
+        let copy = dup(fd)
+        guard copy >= 0 else { return false }
+        if let segment { evbuffer_file_segment_free(segment) }
+        // CLOSE_ON_FREE closes the copy once the last piece queued from it has been sent.
+        segment = evbuffer_file_segment_new(copy, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
+        guard segment != nil else {
+            Glibc.close(copy)
+            return false
         }
-        if segment == nil || segmentFD != fd, !copySegmentReady(fd) {
-            // Out of descriptors for the copy a sendfile segment needs: the bytes go as a copy
-            // (at most a step, 256 KiB) rather than not at all, which would stall the response.
-            copyPiece(fd, offset: offset, length: length)
-            return
-        }
-        // All but the last byte go straight into the connection's output buffer (sendfile). The
-        // last byte goes through evhttp_send_reply_chunk_with_cb, the only public way to arm
-        // evhttp's drain callback, which ignores empty buffers.
-        if length > 1 { evbuffer_add_file_segment(out, segment, Int64(offset), Int64(length - 1)) }
-        var last: UInt8 = 0
-        guard pread(fd, &last, 1, off_t(offset + length - 1)) == 1 else { return }
-        bodyBytesSent += length
-        withUnsafeBytes(of: &last) { chunk(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// Makes the sendfile segment of `fd` the request's (one per request covering the whole file;
-    /// pieces of it are added as needed). False when no descriptor is left for its copy.
-    func copySegmentReady(_ fd: Int32) -> Bool {
-        let dupFD = dup(fd)
-        guard dupFD >= 0 else { return false }
-        releaseSegment()
-        // CLOSE_ON_FREE closes the dup when the last buffered piece has been sent.
-        segment = evbuffer_file_segment_new(dupFD, 0, 1 << 50, UInt32(EVBUF_FS_CLOSE_ON_FREE))
         segmentFD = fd
         return true
-    }
-
-    /// Queues a piece of a file as a copy of its bytes.
-    private func copyPiece(_ fd: Int32, offset: Int, length: Int) {
-        withUnsafeTemporaryAllocation(byteCount: length, alignment: 16) { buf in
-            let n = pread(fd, buf.baseAddress, length, off_t(offset))
-            guard n == length else { return }
-            bodyBytesSent += length
-            chunk(UnsafeRawBufferPointer(buf))
-        }
-    }
-
-    /// Queues bytes (copied) and arms `onDrained`.
-    public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty, !isGone, !isFinished else { return }
-        bodyBytesSent += bytes.count
-        chunk(bytes)
-    }
-
-    private func chunk(_ bytes: UnsafeRawBufferPointer) {
-        let buf = evbuffer_new()
-        evbuffer_add(buf, bytes.baseAddress, bytes.count)
-        evhttp_send_reply_chunk_with_cb(raw, buf, { _, arg in
-            guard let arg else { return }
-            let r = Unmanaged<ServerRequest>.fromOpaque(arg).takeUnretainedValue()
-            r.onDrained?()
-        }, Unmanaged.passUnretained(self).toOpaque())
-        evbuffer_free(buf)
     }
 }

@@ -2,193 +2,132 @@ import CLibevent
 import EddyCore
 import Glibc
 
-/// One client request and its response, wrapping an `evhttp_request`.
+/// A request read by `ClientConnection`, and its response: the `ClientRequest` eddy's exchanges
+/// answer on the loop that holds the connection.
 ///
-/// Responses are either sent whole (`send`, `sendError`) or streamed: `start` sends the head with a
-/// Content-Length, then `writeFile`/`write` add body bytes and `onDrained` fires when the connection's
-/// output buffer falls under its low watermark, then `end`. File bytes are added as file segments to
-/// the connection's own output buffer, so libevent sends them with sendfile (zero-copy).
+/// Responses are sent whole (`send...`) or streamed: `start` writes the head (Content-Length
+/// when the fields give it; otherwise chunked for a 1.1 client, or until close for 1.0), then
+/// `write`/`writeFile` queue body bytes, `onDrained` fires once the queue falls to
+/// `ClientConnection.lowWater` after a write, and `end` completes it.
 public final class ServerRequest: ClientRequest {
-    let raw: OpaquePointer
-    unowned let server: HTTPServer
-    /// The method as sent (`GET`, `HEAD`, ...).
-    /// The method; an extension method evhttp could not name is set by `acceptExtension`.
-    public internal(set) var method: String
-    /// The request-target as sent: origin-form path or absolute-form URL.
-    public let uri: String
-    /// Request header fields.
-    public let headers: HTTPHeaders
-    /// Peer address (for the access log). Read at once: evhttp may free the request as soon as
-    /// the reply is written, before the access log asks.
-    public let peer: String
-    /// HTTP version, e.g. "HTTP/1.1".
-    public let version: String
-    /// The version's numbers, for the framing checks.
-    public let versionMajor: Int, versionMinor: Int
-    /// Called once when the client connection closes before `end()`; the body can no longer be sent.
-    public var onClose: (() -> Void)?
-    /// Called when the output buffer has drained below the low watermark after a `write`.
-    public var onDrained: (() -> Void)?
-    /// True after the connection closed under a streamed reply.
-    public internal(set) var isGone = false
-    /// True once the response head went out.
-    public internal(set) var headSent = false {
-        didSet { if headSent && headSentAt == nil { headSentAt = EventLoop.monotonic() } }
-    }
-    /// When the response's status line and fields were handed to evhttp (monotonic seconds):
-    /// the time to first byte, as eddy can see it.
-    public private(set) var headSentAt: Double?
-    /// True once the response is complete (or abandoned).
-    public internal(set) var isFinished = false
-    /// The status sent, for the access log.
-    public internal(set) var status = 0
-    /// Body bytes handed to the connection, for the access log.
-    public internal(set) var bodyBytesSent = 0
+    /// The request's head as parsed.
+    public let head: RequestHead
+    let connection: ClientConnection
+    public var method: String { head.method }
+    public var uri: String { head.target }
+    public var headers: HTTPHeaders { head.headers }
+    public var version: String { head.version }
+    /// The version's numbers.
+    public var versionMajor: Int { head.major }
+    public var versionMinor: Int { head.minor }
     /// Pieces up to this size are copied rather than sent with sendfile.
     public static let copyThreshold = 64 << 10
+    public var peer: String { connection.peer }
+    public var onClose: (() -> Void)?
+    public var onDrained: (() -> Void)?
+    public internal(set) var isGone = false
+    public internal(set) var headSent = false
+    public private(set) var headSentAt: Double?
+    public internal(set) var isFinished = false
+    public internal(set) var status = 0
+    public internal(set) var bodyBytesSent = 0
+    public var queuedBytes: Int { isGone ? 0 : connection.queued }
+    /// The request body, read whole before the handler was called (within the body limit).
+    var bodyBytes: [UInt8] = []
+    /// How the response's body is framed, once its head is out.
+    var framing = ResponseHead.Framing.none
+    /// The response persists the connection.
+    var keepAlive = true
+    /// A `write` waits for `onDrained`.
+    var drainArmed = false
+    /// Runs once the last byte left, or the connection closed first.
+    var whenSent: (() -> Void)?
+    /// The sendfile segment of the file last written, and the descriptor it duplicates.
     var segment: OpaquePointer?
     var segmentFD: Int32 = -1
 
-    init(raw: OpaquePointer, server: HTTPServer) {
-        self.raw = raw
-        self.server = server
-        switch evhttp_request_get_command(raw) {
-        case EVHTTP_REQ_GET: method = "GET"
-        case EVHTTP_REQ_HEAD: method = "HEAD"
-        case EVHTTP_REQ_POST: method = "POST"
-        case EVHTTP_REQ_PUT: method = "PUT"
-        case EVHTTP_REQ_DELETE: method = "DELETE"
-        case EVHTTP_REQ_OPTIONS: method = "OPTIONS"
-        case EVHTTP_REQ_TRACE: method = "TRACE"
-        case EVHTTP_REQ_CONNECT: method = "CONNECT"
-        case EVHTTP_REQ_PATCH: method = "PATCH"
-        default: method = "UNKNOWN"
-        }
-        uri = evhttp_request_get_uri(raw).map { String(cString: $0) } ?? ""
-        var h = HTTPHeaders(capacity: 8) // players send a handful; one allocation, no regrowth
-        if let q = evhttp_request_get_input_headers(raw) {
-            var kv = eddy_evkeyvalq_first(q)
-            while let p = kv {
-                h.add(String(cString: p.pointee.key), String(cString: p.pointee.value))
-                kv = eddy_evkeyval_next(p)
-            }
-        }
-        headers = h
-        var addr: UnsafeMutablePointer<CChar>? = nil
-        var port: UInt16 = 0
-        if let conn = evhttp_request_get_connection(raw) { evhttp_connection_get_peer(conn, &addr, &port) }
-        peer = addr.map { String(cString: $0) } ?? "-"
-        var major: CChar = 1, minor: CChar = 1
-        eddy_evhttp_request_version(raw, &major, &minor)
-        versionMajor = Int(major)
-        versionMinor = Int(minor)
-        switch (major, minor) {
-        case (1, 1): version = "HTTP/1.1"
-        case (1, 0): version = "HTTP/1.0"
-        default: version = "HTTP/\(major).\(minor)" // interpolation only for the rare ones
-        }
+    init(connection: ClientConnection, head: RequestHead) {
+        self.connection = connection
+        self.head = head
     }
 
-    deinit { releaseSegment() }
+    deinit { if let segment { evbuffer_file_segment_free(segment) } }
 
-    /// The request body, as evhttp read it (whole, within `max_body_size`).
-    public func body() -> [UInt8] {
-        guard let input = evhttp_request_get_input_buffer(raw) else { return [] }
-        let n = evbuffer_get_length(input)
-        guard n > 0 else { return [] }
-        var out = [UInt8](repeating: 0, count: n)
-        out.withUnsafeMutableBytes { _ = evbuffer_copyout(input, $0.baseAddress, n) }
-        return out
-    }
+    public func body() -> [UInt8] { bodyBytes }
 
-    /// `headers` then `extra`: a stored resource's fields are shared between hits and only a few
-    /// (Age, Content-Length, Cache-Status) differ, so they come separately rather than in a copy.
-    private func applyHeaders(_ headers: HTTPHeaders, _ extra: HTTPHeaders, status: Int) {
+    /// Writes the head of a response (`fields` in order after the prebuilt text); `bodyLength`
+    /// when the whole body is at hand.
+    func writeHead(status: Int, prebuilt: (text: String, hasDate: Bool) = ("", false), fields: [HTTPHeaders], bodyLength: Int?) {
+        let h = ResponseHead(status: status, reason: ReasonPhrase.of(status), method: head.method, minor: head.minor,
+                             requestKeepAlive: head.keepAlive, fields: fields, prebuilt: prebuilt.text,
+                             prebuiltHasDate: prebuilt.hasDate, bodyLength: bodyLength, date: connection.server.date)
         self.status = status
-        let out = evhttp_request_get_output_headers(raw)
-        for (n, v) in headers { evhttp_add_header(out, n, v) }
-        for (n, v) in extra { evhttp_add_header(out, n, v) }
-    }
-
-    private func applyHeaders(_ block: HeaderBlock, _ extra: HTTPHeaders, status: Int) {
-        self.status = status
-        let out = evhttp_request_get_output_headers(raw)
-        for f in block.cFields { evhttp_add_header(out, f.name, f.value) }
-        for (n, v) in extra { evhttp_add_header(out, n, v) }
-    }
-
-    /// Sends a complete response with `body` (omitted on HEAD by evhttp).
-    public func send(status: Int, headers: HTTPHeaders, extra: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
-        guard !isFinished else { return }
-        applyHeaders(headers, extra, status: status)
-        reply(status: status, body: body)
-    }
-
-    /// `send` with prepared fields.
-    public func send(status: Int, headers: HeaderBlock, extra: HTTPHeaders, body: [UInt8] = []) {
-        guard !isFinished else { return }
-        applyHeaders(headers, extra, status: status)
-        reply(status: status, body: body)
-    }
-
-    private func reply(status: Int, body: [UInt8]) {
-        let buf = evbuffer_new()
-        defer { evbuffer_free(buf) }
-        if !body.isEmpty && method != "HEAD" {
-            body.withUnsafeBytes { _ = evbuffer_add(buf, $0.baseAddress, $0.count) }
-        }
-        sendReply(status: status, buf)
-    }
-
-    /// Hands `buf` to evhttp as the whole body (evhttp moves its chains; the caller frees it).
-    private func sendReply(status: Int, _ buf: OpaquePointer?, reason: String? = nil) {
-        bodyBytesSent = evbuffer_get_length(buf)
-        server.requestFinished(raw)
-        server.watchSent(raw)
-        evhttp_send_reply(raw, Int32(status), reason ?? ReasonPhrase.of(status), buf)
+        framing = h.framing
+        keepAlive = h.keepAlive
         headSent = true
-        isFinished = true
+        headSentAt = EventLoop.monotonic()
+        connection.queue(h.text)
     }
 
-    /// Sends a complete response whose body is `length` bytes of `bytes` at `offset`, by reference:
-    /// no read and no copy until the kernel's. The buffer stays alive until libevent has sent it.
+    /// The head's parts for `block`: its verbatim text and the fields the connection must see.
+    /// Date is one of those (`connectionOwns`), so the verbatim text never holds one.
+    private func parts(_ block: HeaderBlock, _ extra: HTTPHeaders) -> ((String, Bool), [HTTPHeaders]) {
+        guard let wire = block.wire else { return (("", false), [block.headers, extra]) }
+        return ((wire, false), block.ownedFields.fields.isEmpty ? [extra] : [block.ownedFields, extra])
+    }
+
+    /// Sends the body bytes of a complete response, then completes it.
+    private func complete(_ body: UnsafeRawBufferPointer?, owner: AnyObject? = nil) {
+        if case .length = framing, let body, !body.isEmpty {
+            if let owner { connection.queueReference(body, owner: owner) } else { connection.queue(body) }
+            bodyBytesSent = body.count
+        }
+        finish(whenSent: nil)
+    }
+
+    public func send(status: Int, headers: HTTPHeaders, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished, !headSent else { return }
+        writeHead(status: status, fields: [headers, extra], bodyLength: body.count)
+        body.withUnsafeBytes { complete($0) }
+    }
+
+    public func send(status: Int, headers: HeaderBlock, extra: HTTPHeaders, body: [UInt8]) {
+        guard !isFinished, !headSent else { return }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: body.count)
+        body.withUnsafeBytes { complete($0) }
+    }
+
     public func sendShared(status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, offset: Int, length: Int) {
-        guard !isFinished, offset >= 0, length > 0, offset + length <= bytes.count else { return }
-        let buf = evbuffer_new()
-        defer { evbuffer_free(buf) }
-        let hold = Unmanaged.passRetained(bytes).toOpaque()
-        evbuffer_add_reference(buf, bytes.base + offset, length, { _, _, hold in
-            if let hold { Unmanaged<SharedBytes>.fromOpaque(hold).release() }
-        }, hold)
-        sendComplete(status: status, headers, extra, buf)
+        guard !isFinished, !headSent, offset >= 0, length > 0, offset + length <= bytes.count else { return }
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: length)
+        complete(UnsafeRawBufferPointer(start: bytes.base + offset, count: length), owner: bytes)
     }
 
-    /// Sets the head (in one piece when it can, see `wireHead`) and sends `buf` as the body.
-    private func sendComplete(status: Int, _ headers: HeaderBlock, _ extra: HTTPHeaders, _ buf: OpaquePointer?) {
-        if let reason = wireHead(headers, extra, status: status) { return sendReply(status: status, buf, reason: reason) }
-        applyHeaders(headers, extra, status: status)
-        sendReply(status: status, buf)
-    }
-
-    /// Sends a complete response whose body is `span`, read into the reply buffer with one pread.
-    /// For small stored bodies this replaces start/write/end: no drain callback, watermark or chunk
-    /// bookkeeping per hit (seen in the 16 KiB hit profile). Returns false, having sent nothing,
+    /// Sends a complete response whose body is `span`, read with one pread into a buffer whose
+    /// chains then move behind the head (no second copy). Returns false, having sent nothing,
     /// when the file is short.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
-        guard !isFinished else { return false }
-        let fd = span.descriptor, offset = span.offset, length = span.length
-        let buf = evbuffer_new()
-        defer { evbuffer_free(buf) }
+        guard !isFinished, !headSent else { return false }
+        guard let body = evbuffer_new() else { return false }
+        defer { evbuffer_free(body) }
         var vec = iovec() // evbuffer_iovec is a #define of iovec
-        guard evbuffer_reserve_space(buf, length, &vec, 1) == 1,
-              pread(fd, vec.iov_base, length, off_t(offset)) == length else { return false }
-        vec.iov_len = length
-        evbuffer_commit_space(buf, &vec, 1)
-        sendComplete(status: status, headers, extra, buf)
+        guard span.length > 0, evbuffer_reserve_space(body, span.length, &vec, 1) == 1,
+              pread(span.descriptor, vec.iov_base, span.length, off_t(span.offset)) == span.length else { return false }
+        vec.iov_len = span.length
+        evbuffer_commit_space(body, &vec, 1)
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: span.length)
+        if case .length = framing {
+            connection.queue(buffer: body)
+            bodyBytesSent = span.length
+        }
+        finish(whenSent: nil)
         return true
     }
 
-    /// Sends a complete response whose body is `span`: one pread for a small one (`sendFile`),
+    /// Sends a complete response whose body is `span`: one read for a small one (`sendFile`),
     /// otherwise the whole span queued at once as a sendfile segment, which holds no bytes in
     /// memory however long it is. Returns false, having sent nothing, when the file is short or
     /// no descriptor is left for the segment's copy. Otherwise `whenSent` runs once, when the file
@@ -201,97 +140,68 @@ public final class ServerRequest: ClientRequest {
             whenSent() // read into the reply already
             return true
         }
-        guard !isGone, copySegmentReady(span.descriptor) else { return false }
+        guard !isGone, segmentReady(span.descriptor) else { return false }
         start(status: status, headers: headers, extra: extra)
         writeFile(span)
         end(whenSent: whenSent)
         return true
     }
 
-    /// Sends a short plain-text error: one line saying why.
-    public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders = HTTPHeaders(), close: Bool = false) {
+    public func sendError(_ status: Int, _ reason: String, extra: HTTPHeaders, close: Bool) {
         let (h, body) = ServerRequest.errorReply(status, reason, extra: extra, close: close)
-        send(status: status, headers: h, body: body)
+        send(status: status, headers: h, extra: HTTPHeaders(), body: body)
     }
 
-    /// Sends the head of a streamed response. Put `Content-Length` in `headers` whenever it is known:
-    /// evhttp then does not switch to chunked encoding.
-    public func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders = HTTPHeaders()) {
+    public func start(status: Int, headers: HTTPHeaders, extra: HTTPHeaders) {
         guard !isFinished, !headSent else { return }
-        applyHeaders(headers, extra, status: status)
-        startReply(status: status)
+        writeHead(status: status, fields: [headers, extra], bodyLength: nil)
+        connection.flush()
     }
 
-    /// `start` with prepared fields.
     public func start(status: Int, headers: HeaderBlock, extra: HTTPHeaders) {
         guard !isFinished, !headSent else { return }
-        applyHeaders(headers, extra, status: status)
-        startReply(status: status)
+        let (prebuilt, fields) = parts(headers, extra)
+        writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: nil)
+        connection.flush()
     }
 
-    private func startReply(status: Int) {
-        evhttp_send_reply_start(raw, Int32(status), ReasonPhrase.of(status))
-        headSent = true
-        if let conn = evhttp_request_get_connection(raw) {
-            server.activeRequests[conn] = self
-            // Keep the socket busy: wake the writer while 64 KiB are still queued, not at empty.
-            if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 64 << 10, 0) }
-        }
+    public func sendInterim(status: Int, headers: HTTPHeaders) {
+        guard !headSent, !isGone, !isFinished,
+              let bytes = InterimHead.encode(status: status, headers: headers, clientMajor: head.major, clientMinor: head.minor)
+        else { return }
+        bytes.withUnsafeBytes { connection.queue($0) }
+        connection.flush()
     }
 
-    /// Bytes queued in the connection's output buffer and not yet sent.
-    public var queuedBytes: Int {
-        guard !isGone, let out = eddy_evhttp_request_conn_output(raw) else { return 0 }
-        return evbuffer_get_length(out)
-    }
-
-    /// Completes a streamed response. After a close, this frees the detached request (evhttp
-    /// requires the call even then, or the request leaks). `whenSent` runs once the last byte has
-    /// left the output buffer, or the connection closed first: until then file segments queued for
-    /// sendfile still read the file, so its bytes must stay (see `ResourceCoordinator` tickets).
-    public func end(whenSent: (() -> Void)? = nil) {
+    /// Completes a streamed response: the last chunk when chunked, then `whenSent` once the
+    /// last byte left (or the connection closed first).
+    public func end(whenSent: (() -> Void)?) {
         guard headSent, !isFinished else { whenSent?(); return }
+        finish(whenSent: whenSent)
+    }
+
+    func finish(whenSent: (() -> Void)?) {
         isFinished = true
         onDrained = nil
-        server.requestFinished(raw)
-        guard let conn = evhttp_request_get_connection(raw), !isGone else {
-            evhttp_send_reply_end(raw)
-            whenSent?()
-            return
-        }
-        if server.activeRequests[conn] === self { server.activeRequests[conn] = nil }
-        // evhttp_send_reply_end finishes the request from the write callback, which fires at the
-        // low watermark, not at empty: with 64 KiB raised, the tail of the body could be cut off.
-        if let bev = evhttp_connection_get_bufferevent(conn) { bufferevent_setwatermark(bev, eddy_EV_WRITE, 0, 0) }
-        if let whenSent {
-            onSent = whenSent
-            server.sending[conn] = self
-        }
-        server.watchSent(raw)
-        evhttp_send_reply_end(raw)
+        drainArmed = false
+        guard !isGone else { whenSent?(); return }
+        if framing == .chunked { connection.queue(ResponseHead.lastChunk) }
+        self.whenSent = whenSent
+        connection.responseEnded(self)
     }
 
-    /// Runs `whenSent` of `end`, once: the reply went out, or its connection closed.
-    func sent() {
-        guard let cb = onSent else { return }
-        onSent = nil
-        cb()
-    }
-
-    private var onSent: (() -> Void)?
-
-    /// Ends a streamed response by closing the connection, so the client sees a short body and
-    /// cannot mistake it for a complete one.
+    /// Ends a streamed response by closing the connection, so the client sees a short body.
     public func abort() {
         guard headSent, !isFinished else { return }
-        if !isGone, let conn = evhttp_request_get_connection(raw), let bev = evhttp_connection_get_bufferevent(conn) {
-            // Shutting the socket down makes the pending write fail; evhttp then frees the connection.
-            shutdown(bufferevent_getfd(bev), Int32(SHUT_RDWR))
-        }
-        end()
+        isFinished = true
+        connection.close()
     }
 
+    /// The connection closed: the body can no longer be sent.
     func connectionClosed() {
+        let sent = whenSent
+        whenSent = nil
+        sent?()
         guard !isGone else { return }
         isGone = true
         let cb = onClose

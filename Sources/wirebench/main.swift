@@ -1,16 +1,16 @@
 // wirebench: the HTTP layer alone, for bench/wire.py. Serves every request a stored-hit-like
-// 200 of SIZE bytes from memory, through evhttp (`HTTPServer`, the path eddy's snapshot hits take)
-// or through eddy's own connection layer (`WireServer`), so that the two can be measured side by
-// side with nginx, without the cache in the way.
+// 200 of SIZE bytes from memory through eddy's connection layer (`HTTPServer`, as eddy's snapshot
+// hits use it), so that it can be measured side by side with nginx without the cache in the way.
+// (Up to commit 44d6764 it also served through evhttp: bench/RESULTS.md has that comparison.)
 //
-//   wirebench evhttp|wire PORT SIZE
+//   wirebench wire PORT SIZE
 import EddyCore
 import EddyLoop
 import Glibc
 
 let args = CommandLine.arguments
-guard args.count == 4, let port = Int(args[2]), let size = Int(args[3]), size > 0, args[1] == "evhttp" || args[1] == "wire" else {
-    fputs("usage: wirebench evhttp|wire PORT SIZE\n", stderr)
+guard args.count == 4, let port = Int(args[2]), let size = Int(args[3]), size > 0, args[1] == "wire" else {
+    fputs("usage: wirebench wire PORT SIZE\n", stderr)
     exit(64)
 }
 let loop = EventLoop()
@@ -24,24 +24,14 @@ let stored = HTTPHeaders([("Server", "nginx"), ("Content-Type", "application/oct
                           ("Expires", "Sat, 28 Nov 2026 10:00:00 GMT"), ("Cache-Control", "max-age=86400"),
                           ("Accept-Ranges", "bytes")])
 let block = HeaderBlock(stored)
-/// A snapshot hit's answer, through either layer: the response's own fields built per request,
-/// as eddy builds them.
-func answer(_ request: any ClientRequest) {
+let server = try HTTPServer(loop: loop, host: "127.0.0.1", port: port, limits: HTTPServerLimits())
+server.handler = { request in
     var extra = HTTPHeaders(capacity: 4)
     extra.add("Age", "5")
     extra.add("Content-Length", String(size))
     extra.add("Cache-Status", "eddy; hit; ttl=86395")
     request.sendShared(status: 200, headers: block, extra: extra, bytes: body, offset: 0, length: size)
 }
-var evhttp: HTTPServer?
-var wire: WireServer?
-if args[1] == "evhttp" {
-    evhttp = try HTTPServer(loop: loop, host: "127.0.0.1", port: port, limits: HTTPServerLimits())
-    evhttp!.handler = answer
-} else {
-    wire = try WireServer(loop: loop, host: "127.0.0.1", port: port)
-    wire!.handler = answer
-}
-print("listening", evhttp?.boundPort ?? wire!.boundPort)
+print("listening", server.boundPort)
 fflush(stdout)
 loop.run()

@@ -23,10 +23,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <event2/event.h>
-#include <event2/http.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include <event2/util.h>
@@ -43,21 +41,8 @@ static const short eddy_EV_WRITE = EV_WRITE;
 static const short eddy_EV_SIGNAL = EV_SIGNAL;
 static const short eddy_EV_PERSIST = EV_PERSIST;
 
-/// Iterate the header list (TAILQ macros do not import).
-static inline struct evkeyval *eddy_evkeyvalq_first(struct evkeyvalq *q) { return q->tqh_first; }
-static inline struct evkeyval *eddy_evkeyval_next(struct evkeyval *kv) { return kv->next.tqe_next; }
-
-/// The output evbuffer of a request's connection: file segments added here reach sendfile.
-static inline struct evbuffer *eddy_evhttp_request_conn_output(struct evhttp_request *req) {
-    struct evhttp_connection *c = evhttp_request_get_connection(req);
-    if (!c) return NULL;
-    struct bufferevent *bev = evhttp_connection_get_bufferevent(c);
-    return bev ? bufferevent_get_output(bev) : NULL;
-}
 /// Names the calling thread (shown by top -H and perf). glibc declares it only under _GNU_SOURCE,
 /// which this header must not define (see above).
 extern int pthread_setname_np(pthread_t thread, const char *name);
 static inline void eddy_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }
-/// The request's HTTP version; the fields live in a struct whose layout is public (http_struct.h).
-void eddy_evhttp_request_version(struct evhttp_request *req, char *major, char *minor);
 #endif

@@ -53,7 +53,8 @@ extension CacheExchange {
 
     func send(_ r: CachedResource, offset: Int, count: Int) {
         if chunked {
-            // Chunked framing is added by evhttp only to buffers it is given, so no direct sendfile here.
+            // A body of unknown length is short-lived (the fill is still writing it): copied, as when
+            // evhttp framed chunks only around buffers it was given.
             if let bytes = services.cache.read(r, offset..<(offset + count)) { bytes.withUnsafeBytes { request.write($0) } }
         } else {
             request.writeFile(services.cache.span(r, offset..<(offset + count)))

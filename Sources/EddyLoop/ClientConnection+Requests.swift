@@ -2,7 +2,7 @@ import CLibevent
 import EddyCore
 import Glibc
 
-extension WireConnection {
+extension ClientConnection {
     /// Takes the next request out of the input: its head, then its body; unless one is being
     /// answered, when pipelined bytes wait (and reading stops past a head's worth of them).
     func process() {
@@ -19,11 +19,13 @@ extension WireConnection {
             case .incomplete:
                 return
             case let .invalid(status, reason):
+                headerStartedAt = nil
                 refuse(status, reason)
             case let .head(head, length):
                 parser.reset()
                 evbuffer_drain(input, length)
-                let request = WireRequest(connection: self, head: head)
+                let request = ServerRequest(connection: self, head: head)
+                headerStartedAt = nil // the head is whole; a body's pace is the idle timeout's
                 switch head.body {
                 case .none: return dispatch(request)
                 case let .length(n): phase = .body(request, remaining: n, decoder: nil)
@@ -74,10 +76,11 @@ extension WireConnection {
     }
 
     /// Hands a whole request to the handler.
-    private func dispatch(_ request: WireRequest) {
+    private func dispatch(_ request: ServerRequest) {
         phase = .answering(request)
+        headerStartedAt = nil
+        requests += 1
         if !request.head.keepAlive { closeAfterResponse = true }
-        server.requestsAccepted += 1
-        server.handler(request)
+        server.accept(request, on: self)
     }
 }

@@ -9,6 +9,7 @@ extension ClientConnection {
         guard !closed else { return }
         switch phase {
         case .answering:
+            if upload != nil { return pumpUpload() }
             if evbuffer_get_length(input) > parser.limits.maxHeadBytes { pauseReading(true) }
         case .body:
             readBody()
@@ -26,15 +27,18 @@ extension ClientConnection {
                 evbuffer_drain(input, length)
                 let request = ServerRequest(connection: self, head: head)
                 headerStartedAt = nil // the head is whole; a body's pace is the idle timeout's
-                switch head.body {
-                case .none: return dispatch(request)
-                case let .length(n): phase = .body(request, remaining: n, decoder: nil)
-                case .chunked: phase = .body(request, remaining: nil, decoder: ChunkedBodyDecoder(limits: bodyLimits))
-                }
+                if head.body == .none { return dispatch(request) }
                 if head.expectsContinue && evbuffer_get_length(input) == 0 {
                     // RFC 9110 section 10.1.1: the client waits for this before it sends the body.
                     queue("HTTP/1.1 100 Continue\r\n\r\n")
                     flush()
+                }
+                switch head.body {
+                case .none: return
+                case let .length(n):
+                    if let above = server.limits.streamBodiesAbove, n > above { return startUpload(request, remaining: n, decoder: nil) }
+                    phase = .body(request, remaining: n, decoder: nil)
+                case .chunked: phase = .body(request, remaining: nil, decoder: ChunkedBodyDecoder(limits: bodyLimits))
                 }
                 readBody()
             }
@@ -67,7 +71,12 @@ extension ClientConnection {
             evbuffer_drain(input, consumed)
             decoder = d
             switch event {
-            case .data, .needMore: continue
+            case .data, .needMore:
+                // A chunked body past the size read whole goes on as a stream (`startUpload`).
+                if let above = server.limits.streamBodiesAbove, request.bodyBytes.count > above {
+                    return startUpload(request, remaining: nil, decoder: d)
+                }
+                continue
             case .end: return dispatch(request)
             case let .invalid(reason, tooLarge): return refuse(tooLarge ? 413 : 400, reason)
             }
@@ -75,8 +84,8 @@ extension ClientConnection {
         phase = .body(request, remaining: remaining, decoder: decoder)
     }
 
-    /// Hands a whole request to the handler.
-    private func dispatch(_ request: ServerRequest) {
+    /// Hands a request to the handler: whole, or with its body still arriving (`startUpload`).
+    func dispatch(_ request: ServerRequest) {
         phase = .answering(request)
         headerStartedAt = nil
         requests += 1

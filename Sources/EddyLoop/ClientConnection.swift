@@ -37,6 +37,8 @@ public final class ClientConnection {
     let output = evbuffer_new()!
     var parser: RequestHeadParser
     var phase = Phase.head
+    /// The body of the request being answered, while it still arrives (`startUpload`).
+    var upload: Upload?
     var closeAfterResponse = false
     private var writeArmed = false
     private var readPaused = false
@@ -103,7 +105,7 @@ public final class ClientConnection {
         guard now - lastActivity > seconds, !detached else { return false }
         switch phase {
         case .head, .body: return true
-        case .answering: return queued > 0
+        case .answering: return queued > 0 || upload.map { !$0.paused } == true
         }
     }
 
@@ -217,7 +219,8 @@ public final class ClientConnection {
         lastActivity = EventLoop.monotonic()
         headerStartedAt = evbuffer_get_length(input) > 0 ? lastActivity : nil // a pipelined head's clock starts now
         sent?()
-        if closeAfterResponse { return close() }
+        // A body still arriving is not read to its end for nothing: the connection goes with it.
+        if closeAfterResponse || upload != nil { return close() }
         pauseReading(false)
         if evbuffer_get_length(input) > 0 { process() }
     }
@@ -262,6 +265,7 @@ public final class ClientConnection {
         // let go: it holds this connection, so keeping it would keep both, and their files, forever.
         evbuffer_drain(output, evbuffer_get_length(output))
         evbuffer_drain(input, evbuffer_get_length(input))
+        abandonUpload()
         let current: ServerRequest?
         switch phase {
         case let .answering(r), let .body(r, _, _): current = r

@@ -24,7 +24,12 @@ public protocol ClientRequest: AnyObject {
     var bodyBytesSent: Int { get }
     /// Bytes handed over and not yet sent (an upper bound for a remote connection).
     var queuedBytes: Int { get }
+    /// The request body when it was read whole before the request was handed over; empty when
+    /// it is streamed.
     func body() -> [UInt8]
+    /// A body larger than `HTTPServerLimits.streamBodiesAbove`, still arriving: read it from here
+    /// (with back-pressure on the client) instead of `body()`.
+    var bodyStream: RequestBodyStream? { get }
     func send(status: Int, headers: HTTPHeaders, extra: HTTPHeaders, body: [UInt8])
     func send(status: Int, headers: HeaderBlock, extra: HTTPHeaders, body: [UInt8])
     func sendShared(status: Int, headers: HeaderBlock, extra: HTTPHeaders, bytes: SharedBytes, offset: Int, length: Int)

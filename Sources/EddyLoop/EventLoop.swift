@@ -14,6 +14,16 @@ public final class EventLoop {
     /// The underlying `struct event_base *`.
     public let base: OpaquePointer
 
+    /// The loop's mailbox, the one way in from other threads. Made on first use, which must be
+    /// on the loop's thread or before it runs (`LoopMailbox.init`).
+    public var mailbox: LoopMailbox {
+        if let ownMailbox { return ownMailbox }
+        let m = LoopMailbox(loop: self)
+        ownMailbox = m
+        return m
+    }
+    private var ownMailbox: LoopMailbox?
+
     /// Creates a base. Ignores SIGPIPE process-wide (evbuffer writes with writev without MSG_NOSIGNAL)
     /// and SIGXFSZ.
     public init() {
@@ -32,7 +42,10 @@ public final class EventLoop {
         base = b
     }
 
-    deinit { event_base_free(base) }
+    deinit {
+        ownMailbox = nil // its event goes before the base it is on
+        event_base_free(base)
+    }
 
     /// Raises the soft open-file limit to the hard one: every client connection, upstream connection
     /// and open cache file is a descriptor, and the usual soft default (1024) is far too low.

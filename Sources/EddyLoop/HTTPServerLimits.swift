@@ -2,9 +2,12 @@
 public struct HTTPServerLimits: Sendable {
     /// Largest request header block, bytes.
     public var maxHeaderBytes: Int = 16 << 10
-    /// Largest request body, bytes; larger ones get 413. Bodies (of requests passed through) are
-    /// read whole before the request goes upstream.
+    /// Largest request body, bytes; larger ones get 413.
     public var maxBodyBytes: Int = 64 << 20
+    /// Bodies larger than this are handed on as they arrive (`RequestBodyStream`), with
+    /// back-pressure, instead of read whole first; nil reads every body whole (the admin
+    /// listener, whose handlers parse JSON).
+    public var streamBodiesAbove: Int? = 64 << 10
     /// Longest request-target, bytes; longer ones get 414.
     public var maxURILength: Int = 8 << 10
     /// Connections with a request in progress; more get 503.
@@ -16,4 +19,11 @@ public struct HTTPServerLimits: Sendable {
     public var headerTimeout: Int = 10
 
     public init() {}
+
+    /// The same limits for the admin listener: its handlers parse whole JSON bodies.
+    public var admin: HTTPServerLimits {
+        var l = self
+        l.streamBodiesAbove = nil
+        return l
+    }
 }

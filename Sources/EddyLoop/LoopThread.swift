@@ -18,7 +18,7 @@ public final class LoopThread: @unchecked Sendable {
     /// Starts the thread and returns once `setUp` has run on it, rethrowing what it threw.
     public init(name: String, setUp: @escaping (EventLoop, LoopMailbox) throws -> Void) throws {
         loop = EventLoop()
-        mailbox = LoopMailbox(loop: loop)
+        mailbox = loop.mailbox
         let (loop, mailbox) = (self.loop, self.mailbox)
         let ready = Locked<Result<Void, Error>?>(nil)
         let name15 = String(name.utf8.prefix(15))! // the kernel keeps 15 bytes

@@ -22,6 +22,7 @@ public final class RemoteRequest: ClientRequest {
     public let peer: String
     public let version: String
     private let requestBody: [UInt8]
+    public let bodyStream: RequestBodyStream?
     public var onClose: (() -> Void)?
     public var onDrained: (() -> Void)?
     public private(set) var isGone = false
@@ -56,6 +57,7 @@ public final class RemoteRequest: ClientRequest {
         peer = local.peer
         version = local.version
         requestBody = local.body()
+        bodyStream = local.bodyStream // read at home; the stream wakes each side on its own loop
         // Weak: the exchange at home decides how long this lives; a report for a request already
         // gone is dropped.
         local.onClose = { [weak self, home] in

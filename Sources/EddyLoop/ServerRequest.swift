@@ -32,8 +32,10 @@ public final class ServerRequest: ClientRequest {
     public internal(set) var status = 0
     public internal(set) var bodyBytesSent = 0
     public var queuedBytes: Int { isGone ? 0 : connection.queued }
-    /// The request body, read whole before the handler was called (within the body limit).
+    /// The request body, read whole before the handler was called (within the body limit), unless
+    /// it is streamed (`bodyStream`).
     var bodyBytes: [UInt8] = []
+    public internal(set) var bodyStream: RequestBodyStream?
     /// How the response's body is framed, once its head is out.
     var framing = ResponseHead.Framing.none
     /// The response persists the connection.

@@ -6,8 +6,10 @@ public struct UpstreamRequest: Sendable {
     public var url: UpstreamURL
     public var method: String = "GET"
     public var headers: HTTPHeaders = HTTPHeaders()
-    /// The request body (a pass-through's; read whole by evhttp within `max_body_size`).
+    /// The request body, whole (a pass-through's, within `max_body_size`).
     public var body: [UInt8]?
+    /// A request body still arriving from the client, sent as curl takes it (instead of `body`).
+    public var bodyStream: RequestBodyStream?
     /// Refuse to connect to loopback, private or link-local addresses (checked after DNS).
     public var refuseInternalAddresses = false
     /// Open a TCP connection to the URL's host and port and stop there (CURLOPT_CONNECT_ONLY),

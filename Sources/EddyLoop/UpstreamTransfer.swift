@@ -62,7 +62,7 @@ public final class UpstreamTransfer {
 
     public init(multi: CurlMulti, request: UpstreamRequest, timeouts: Timeouts = Timeouts()) {
         self.multi = multi
-        // A body (up to max_body_size) is held by evhttp and by curl already; not a third time here.
+        // A whole body is held by the client's request and by curl already; not a third time here.
         var kept = request
         kept.body = nil
         self.request = kept
@@ -107,7 +107,9 @@ public final class UpstreamTransfer {
             eddy_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             body.withUnsafeBytes { _ = eddy_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }
         }
-        if request.method != "GET" && request.method != "HEAD" && !(request.method == "POST" && request.body != nil) {
+        if let stream = request.bodyStream { sendBody(from: stream) }
+        let hasBody = request.body != nil || request.bodyStream != nil
+        if request.method != "GET" && request.method != "HEAD" && !(request.method == "POST" && hasBody) {
             setString(CURLOPT_CUSTOMREQUEST, request.method)
         }
         eddy_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)
@@ -155,7 +157,7 @@ public final class UpstreamTransfer {
         // curl adds "Accept: */*" on its own; an empty value suppresses it so the origin sees only
         // what the client or eddy chose.
         if request.headers["Accept"] == nil { headerList = eddy_curl_slist_append(headerList, "Accept:") }
-        if request.body != nil {
+        if hasBody {
             // Nor its own Content-Type for a body, nor an Expect: 100-continue round trip.
             if request.headers["Content-Type"] == nil { headerList = eddy_curl_slist_append(headerList, "Content-Type:") }
             headerList = eddy_curl_slist_append(headerList, "Expect:")
@@ -164,6 +166,7 @@ public final class UpstreamTransfer {
     }
 
     deinit {
+        request.bodyStream?.abandon() // a client still sending is no longer held back for this transfer
         if connectedSocket >= 0 { Glibc.close(connectedSocket) }
         eddy_curl_easy_cleanup(easy)
         eddy_curl_slist_free_all(headerList)

@@ -77,7 +77,7 @@ extension Proxy {
         // Each home takes the new settings on its loop, after the requests it has already begun.
         homes.runEverywhere { $0.reload(settings, gate: gate) }
         server.limits = new.limits
-        adminServer?.limits = new.limits
+        adminServer?.limits = new.limits.admin
         for w in workers { w.apply(limits: new.limits) }
         hitSnapshots?.removeAll() // routes and freshness may have changed
         if new.maxSize != store.maxSize {

@@ -67,7 +67,7 @@ public final class Proxy {
         self.config = config
         self.logger = logger
         loop = EventLoop()
-        mailbox = LoopMailbox(loop: loop)
+        mailbox = loop.mailbox
         let loops = Proxy.loopCount(config)
         homes = Homes(count: loops)
         resourceHomes = ResourceHomes(count: loops)
@@ -132,7 +132,7 @@ public final class Proxy {
                 throw ConfigFile.ConfigError(description: "the admin listener \(admin.host):\(admin.port) is not a loopback address: set admin_token "
                                   + "(--admin-token, or EDDY_ADMIN_TOKEN), or listen on 127.0.0.1")
             }
-            let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits)
+            let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits.admin)
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }

@@ -7,8 +7,8 @@ import XCTest
 /// gets its own response, in order, with the framing and persistence RFC 9112 asks for.
 final class HTTPServerTests: XCTestCase {
     private var worker: LoopThread!
-    private var port = 0
-    private let seen = Locked<[String]>([])
+    var port = 0
+    let seen = Locked<[String]>([])
 
     override func setUpWithError() throws {
         XCTAssertTrue(FileManagerless.write(HTTPServerTests.fileBytes, to: HTTPServerTests.filePath))
@@ -18,6 +18,7 @@ final class HTTPServerTests: XCTestCase {
             let server = try HTTPServer(loop: loop, host: "127.0.0.1", port: 0, limits: HTTPServerLimits())
             server.handler = { request in
                 seen.withLock { $0.append(request.head.method + " " + request.head.target) }
+                if request.uri.hasPrefix("/upload") { return HTTPServerTests.upload(request, seen: seen, mailbox: loop.mailbox) }
                 HTTPServerTests.answer(request, seen: seen)
             }
             holder.withLock { $0 = (server, server.boundPort) }
@@ -82,16 +83,8 @@ final class HTTPServerTests: XCTestCase {
     /// Sends `chunks` on a new connection (each as its own write) and reads until the server
     /// closes or `responses` complete responses arrived; 5 s at most.
     private func exchange(_ chunks: [String], responses: Int, bodiless: Bool = false) throws -> (responses: [(status: Int, head: String, body: String)], closed: Bool) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = connected()
         defer { close(fd) }
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        XCTAssertEqual(ok, 0)
         for c in chunks {
             _ = c.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
             if chunks.count > 1 { usleep(2_000) } // separate segments
@@ -252,12 +245,7 @@ extension HTTPServerTests {
     }
 
     func testAClientThatLeavesMidResponseIsReported() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = UInt16(port).bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let fd = connected()
         let text = "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"
         _ = text.utf8CString.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count - 1, 0) }
         var buf = [UInt8](repeating: 0, count: 4096)
@@ -266,8 +254,22 @@ extension HTTPServerTests {
         XCTAssertTrue(waitFor { self.seen.withLock { $0.contains("hold closed") } })
     }
 
+    /// A socket connected to the test server, reads timing out after 5 s.
+    func connected() -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        XCTAssertEqual(ok, 0)
+        return fd
+    }
+
     /// Polls `condition` for up to 5 s.
-    private func waitFor(_ condition: () -> Bool) -> Bool {
+    func waitFor(_ condition: () -> Bool) -> Bool {
         let end = EventLoop.monotonic() + 5
         while EventLoop.monotonic() < end {
             if condition() { return true }

@@ -80,6 +80,15 @@ def tree(folder):
     return out
 
 
+def proc_status(pid, field):
+    """A /proc/PID/status figure in bytes (VmHWM, VmRSS)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
 def sha(b):
     return hashlib.sha256(b).hexdigest()
 

@@ -88,8 +88,49 @@ class Handler(BaseHTTPRequestHandler):
             LAST[path] = {"method": self.command, "target": self.path, "headers": [[k, v] for k, v in self.headers.items()],
                           "length": len(body), "sha256": hashlib.sha256(body).hexdigest()}
 
+    def read_body_slowly(self, rate):
+        """Reads the body at `rate` bytes a second in 64 KiB pieces, hashing as it goes (an origin
+        slower than the client: what the proxy holds meanwhile is its own buffer). Returns the
+        length and sha256; the length is short if the client's request was cut."""
+        h, n, t0 = hashlib.sha256(), 0, time.monotonic()
+
+        def take(size):
+            nonlocal n
+            while size > 0:
+                piece = self.rfile.read(min(size, 65536))
+                if not piece:
+                    raise EOFError
+                h.update(piece)
+                n += len(piece)
+                size -= len(piece)
+                ahead = n / rate - (time.monotonic() - t0)
+                if ahead > 0:
+                    time.sleep(ahead)
+        try:
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                    if size == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass
+                        break
+                    take(size)
+                    self.rfile.readline()
+            else:
+                take(int(self.headers.get("Content-Length") or 0))
+        except (EOFError, ValueError, OSError):
+            pass
+        return n, h.hexdigest()
+
     def do_POST(self):
         u = urlsplit(self.path)
+        rate = parse_qs(u.query).get("read_rate")
+        if rate:
+            n, digest = self.read_body_slowly(int(rate[0]))
+            with LOCK:
+                LAST[u.path] = {"method": self.command, "length": n, "sha256": digest}
+            self.send_json({"method": self.command, "length": n, "sha256": digest})
+            return
         body = self.read_body()
         self.remember(u.path, body)
         with LOCK:

@@ -2,19 +2,10 @@
 escapes from a mapped route, lenient request parsing, slowloris and descriptor exhaustion.
 Each test prints the figure it measures (run pytest with -s)."""
 import errno, http.client, os, resource, select, socket, subprocess, threading, time, uuid
-from conftest import MiB, Eddy, request, sha
+from conftest import MiB, Eddy, proc_status, request, sha
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-def proc_status(pid, field):
-    """A /proc/PID/status figure in bytes (VmHWM, VmRSS)."""
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise KeyError(field)
-
 
 def cpu_seconds(pid):
     """utime + stime of a process, in seconds."""

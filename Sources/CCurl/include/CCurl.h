@@ -55,6 +55,7 @@ static inline CURLcode eddy_curl_easy_setopt_long(CURL *h, CURLoption o, long v)
 static inline CURLcode eddy_curl_easy_setopt_ptr(CURL *h, CURLoption o, const void *v) { return eddy_curl.easy_setopt(h, o, v); }
 static inline CURLcode eddy_curl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return eddy_curl.easy_setopt(h, o, v); }
 static inline CURLcode eddy_curl_easy_setopt_write(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return eddy_curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, f); }
+static inline CURLcode eddy_curl_easy_setopt_read(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return eddy_curl.easy_setopt(h, CURLOPT_READFUNCTION, f); }
 static inline CURLcode eddy_curl_easy_setopt_header(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) { return eddy_curl.easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }
 static inline CURLMcode eddy_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return eddy_curl.multi_setopt(m, o, v); }
 static inline CURLMcode eddy_curl_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { return eddy_curl.multi_setopt(m, o, v); }
@@ -70,4 +71,7 @@ static inline CURLcode eddy_curl_easy_getinfo_socket(CURL *h, CURLINFO i, curl_s
 static const curl_socket_t eddy_CURL_SOCKET_BAD = CURL_SOCKET_BAD;
 /// CURL_WRITEFUNC_PAUSE is a macro.
 static const size_t eddy_CURL_WRITEFUNC_PAUSE = CURL_WRITEFUNC_PAUSE;
+/* CURL_READFUNC_PAUSE and CURL_READFUNC_ABORT are macros too. */
+static const size_t eddy_CURL_READFUNC_PAUSE = CURL_READFUNC_PAUSE;
+static const size_t eddy_CURL_READFUNC_ABORT = CURL_READFUNC_ABORT;
 #endif

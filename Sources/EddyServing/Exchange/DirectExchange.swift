@@ -54,8 +54,12 @@ final class DirectExchange {
         var req = services.upstream.request(url, method: request.method, checkAddress: checkAddress,
                                             userAgent: request.headers["User-Agent"], passing: passed)
         if request.method != "GET" && request.method != "HEAD" {
-            let body = request.body()
-            if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) { req.body = body }
+            if let stream = request.bodyStream {
+                req.bodyStream = stream // a large body goes on as it arrives, with back-pressure
+            } else {
+                let body = request.body()
+                if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) { req.body = body }
+            }
         }
         let t = services.upstream.transfer(for: req)
         transfer = t

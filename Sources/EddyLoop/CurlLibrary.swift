@@ -18,9 +18,9 @@ public enum CurlLibrary {
         return rc == CURLE_OK ? nil : "curl_global_init failed: \(String(cString: eddy_curl_easy_strerror(rc)))"
     }()
 
-    /// Opens libcurl in the background; `done` runs there, with `failure`.
-    public static func preload(_ done: @escaping @Sendable (String?) -> Void = { _ in }) {
-        DispatchQueue.global(qos: .userInitiated).async { done(failure) }
+    /// Opens libcurl in the background, `delay` seconds from now; `done` runs there, with `failure`.
+    public static func preload(after delay: Double = 0, _ done: @escaping @Sendable (String?) -> Void = { _ in }) {
+        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + delay) { done(failure) }
     }
 
     /// Waits until libcurl is open. Without it no transfer can be made at all, and there is

@@ -200,9 +200,12 @@ extension Eddy {
                 proxy.reloaded = { new in
                     if let l = Logger.Level(rawValue: new.logLevel) { shared.level = l }
                 }
-                // libcurl opens once eddy listens (CurlLibrary): a hit needs none, and start-up does not
-                // share the CPU with it (on two cores it took 1.5 ms back from the 4 it saved).
-                CurlLibrary.preload { failure in
+                // libcurl opens once eddy listens (CurlLibrary), and a moment later: a hit needs none,
+                // and the first answers do not share the CPU with its forty libraries. On two cores,
+                // opening it at once took a core from the loops just as the first request came (the
+                // first hit on a worker loop waited 4-5 ms for the scheduler: 12 ms against 8.5 with
+                // one loop). A transfer that comes sooner opens it itself (`require`).
+                CurlLibrary.preload(after: 0.05) { failure in
                     guard let failure else { return }
                     logger.critical("cannot open libcurl: no upstream fetch is possible", metadata: ["error": "\(failure)"])
                     Foundation.exit(69) // EX_UNAVAILABLE

@@ -27,14 +27,14 @@ extension ClientConnection {
                 evbuffer_drain(input, length)
                 let request = ServerRequest(connection: self, head: head)
                 headerStartedAt = nil // the head is whole; a body's pace is the idle timeout's
-                if head.body == .none { return dispatch(request) }
                 if head.expectsContinue && evbuffer_get_length(input) == 0 {
-                    // RFC 9110 section 10.1.1: the client waits for this before it sends the body.
+                    // RFC 9110 section 10.1.1: the client waits for this before it sends the body
+                    // (`expectsContinue` is set only for a request with one).
                     queue("HTTP/1.1 100 Continue\r\n\r\n")
                     flush()
                 }
                 switch head.body {
-                case .none: return
+                case .none: return dispatch(request)
                 case let .length(n):
                     if let above = server.limits.streamBodiesAbove, n > above { return startUpload(request, remaining: n, decoder: nil) }
                     phase = .body(request, remaining: n, decoder: nil)
@@ -51,37 +51,55 @@ extension ClientConnection {
         return l
     }
 
-    /// Moves body bytes from the input into the request; hands it over once whole.
+    /// Moves body bytes from the input into the request; hands it over once whole, or as a
+    /// stream once a chunked body outgrows what is read whole (`startUpload`).
     private func readBody() {
         guard case .body(let request, var remaining, var decoder) = phase else { return }
+        let above = server.limits.streamBodiesAbove ?? Int.max
+        switch takeBody(remaining: &remaining, decoder: &decoder, into: { bytes in
+            request.bodyBytes += bytes
+            return request.bodyBytes.count <= above
+        }) {
+        case .needMore: phase = .body(request, remaining: remaining, decoder: decoder)
+        case .stopped: startUpload(request, remaining: remaining, decoder: decoder)
+        case .ended: dispatch(request)
+        case let .invalid(status, reason): refuse(status, reason)
+        }
+    }
+
+    /// How `takeBody` stopped.
+    enum BodyProgress { case needMore, stopped, ended, invalid(Int, String) }
+
+    /// Moves body bytes out of the input into `sink`, by length (`remaining`) or decoded from
+    /// chunks (`decoder`), until the input is empty, the body ends, its framing breaks, or `sink`
+    /// returns false (it takes no more for now). Both ways of reading a body, whole and
+    /// streamed, go through here.
+    func takeBody(remaining: inout Int?, decoder: inout ChunkedBodyDecoder?,
+                  into sink: (UnsafeRawBufferPointer) -> Bool) -> BodyProgress {
         while evbuffer_get_length(input) > 0 {
             let count = evbuffer_get_length(input)
             let bytes = UnsafeRawBufferPointer(start: evbuffer_pullup(input, -1), count: count)
             if let left = remaining {
                 let n = min(left, count)
-                request.bodyBytes += bytes[0..<n]
+                let more = sink(UnsafeRawBufferPointer(rebasing: bytes[0..<n]))
                 evbuffer_drain(input, n)
                 remaining = left - n
-                if remaining == 0 { return dispatch(request) }
+                if left == n { return .ended }
+                if !more { return .stopped }
                 continue
             }
-            guard var d = decoder else { return }
+            guard var d = decoder else { return .needMore }
             let (event, consumed) = d.next(bytes)
-            if case let .data(r) = event { request.bodyBytes += bytes[r] }
+            let more = if case let .data(r) = event { sink(UnsafeRawBufferPointer(rebasing: bytes[r])) } else { true }
             evbuffer_drain(input, consumed)
             decoder = d
             switch event {
-            case .data, .needMore:
-                // A chunked body past the size read whole goes on as a stream (`startUpload`).
-                if let above = server.limits.streamBodiesAbove, request.bodyBytes.count > above {
-                    return startUpload(request, remaining: nil, decoder: d)
-                }
-                continue
-            case .end: return dispatch(request)
-            case let .invalid(reason, tooLarge): return refuse(tooLarge ? 413 : 400, reason)
+            case .data, .needMore: if !more { return .stopped }
+            case .end: return .ended
+            case let .invalid(reason, tooLarge): return .invalid(tooLarge ? 413 : 400, reason)
             }
         }
-        phase = .body(request, remaining: remaining, decoder: decoder)
+        return .needMore
     }
 
     /// Hands a request to the handler: whole, or with its body still arriving (`startUpload`).

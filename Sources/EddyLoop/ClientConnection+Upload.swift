@@ -37,29 +37,15 @@ extension ClientConnection {
     /// Moves what the input holds of the body into the stream, until it is full or the body ends.
     func pumpUpload() {
         guard !closed, let u = upload else { return }
-        while !u.paused, evbuffer_get_length(input) > 0 {
-            let count = evbuffer_get_length(input)
-            let bytes = UnsafeRawBufferPointer(start: evbuffer_pullup(input, -1), count: count)
-            if let left = u.remaining {
-                let n = min(left, count)
-                u.paused = u.stream.append(UnsafeRawBufferPointer(rebasing: bytes[0..<n]))
-                evbuffer_drain(input, n)
-                u.remaining = left - n
-                if left == n { return uploadEnded() }
-                continue
-            }
-            guard var d = u.decoder else { return }
-            let (event, consumed) = d.next(bytes)
-            if case let .data(r) = event { u.paused = u.stream.append(UnsafeRawBufferPointer(rebasing: bytes[r])) }
-            evbuffer_drain(input, consumed)
-            u.decoder = d
-            switch event {
-            case .data, .needMore: continue
-            case .end: return uploadEnded()
-            case let .invalid(reason, tooLarge): return uploadRefused(tooLarge ? 413 : 400, reason)
-            }
+        if u.paused { return pauseReading(true) } // full already (what was read whole went first)
+        switch takeBody(remaining: &u.remaining, decoder: &u.decoder, into: { bytes in
+            u.paused = u.stream.append(bytes)
+            return !u.paused
+        }) {
+        case .needMore, .stopped: if u.paused { pauseReading(true) }
+        case .ended: uploadEnded()
+        case let .invalid(status, reason): uploadRefused(status, reason)
         }
-        if u.paused { pauseReading(true) }
     }
 
     /// The consumer took bytes out of a full stream (or gave it up): reading goes on.

@@ -97,17 +97,14 @@ struct HeadReader {
     /// the body is delimited, persistence and expectations.
     private func framing(_ head: RequestHead) throws(Problem) -> RequestHead {
         var h = head
-        if let (status, reason) = RequestFraming.problem(major: h.major, minor: h.minor, headers: h.headers, method: h.method) {
-            throw Problem(status: status, reason: reason)
-        }
-        let length = h.headers["Content-Length"]
-        if h.headers["Transfer-Encoding"] != nil {
+        let checked = RequestFraming.check(major: h.major, minor: h.minor, headers: h.headers, method: h.method)
+        if let (status, reason) = checked.problem { throw Problem(status: status, reason: reason) }
+        if checked.chunked {
             // RFC 9112 section 6.1: a server may refuse both; it must not trust the length.
-            guard length == nil else { throw Problem(status: 400, reason: "both Content-Length and Transfer-Encoding") }
+            guard checked.length == nil else { throw Problem(status: 400, reason: "both Content-Length and Transfer-Encoding") }
             h.body = .chunked
-        } else if let length {
-            // All values agree (RequestFraming); digits only. Past the limit, or past Int, is 413.
-            let digits = length.split(separator: ",").first.map { $0.trimmingOWS() } ?? ""
+        } else if let digits = checked.length {
+            // The one value all agree on, digits only. Past the limit, or past Int, is 413.
             guard let n = Int(digits), n <= limits.maxBodyBytes else { throw Problem(status: 413, reason: "request body too large") }
             h.body = n == 0 ? .none : .length(n)
         }

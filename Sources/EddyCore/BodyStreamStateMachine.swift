@@ -26,10 +26,10 @@ public struct BodyStreamStateMachine: Sendable {
     public let capacity: Int
     private var buffer: [UInt8] = []
     private var start = 0
-    public private(set) var ended = false
-    public private(set) var failed = false
+    private var ended = false
+    private var failed = false
     /// The consumer went away: bytes are dropped, and the producer is never paused again.
-    public private(set) var abandoned = false
+    private var abandoned = false
     private var consumerWaiting = false
     private var producerWaiting = false
     /// Bytes taken from the producer so far.

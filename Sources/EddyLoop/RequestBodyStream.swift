@@ -74,9 +74,6 @@ public final class RequestBodyStream: @unchecked Sendable {
     /// Bytes the client has sent of the body so far.
     public var received: Int { state.withLock { $0.machine.received } }
 
-    /// Bytes held, not yet read.
-    public var buffered: Int { state.withLock { $0.machine.buffered } }
-
     private func waker(_ wake: BodyStreamStateMachine.Wake, _ s: State) -> (() -> Void)? {
         switch wake {
         case .none: return nil

@@ -48,8 +48,7 @@ public final class CacheShare: @unchecked Sendable {
         isAvailable = true
         stripeCount = stripes
         // Owner only: downloads keep AES-128 keys here (issue 13), and cached bodies are private.
-        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try DataFiles.makeDirectories(directory + "/data", mode: 0o700)
         lockFD = try DataFiles.lockDirectory(directory)
         index = try IndexDatabase(path: directory + "/index.sqlite")
         let t = try index.totals()

@@ -66,8 +66,9 @@ package final class DownloadEngine {
     private var saveTimer: LoopTimer!
     /// Runs `schedule()` from the loop once it runs (after a restore at start).
     var kick: LoopTimer!
-    /// The locale for automatic media selection (LANG).
-    let locale = ProcessInfo.processInfo.environment["LANG"]
+    /// The locale for automatic media selection (LANG). Read with getenv: ProcessInfo copies the
+    /// whole environment on first use, in eddy's start-up (issue 33).
+    let locale = getenv("LANG").map { String(cString: $0) }
 
     package init(homes: ResourceHomes, routing: Routing, settings: Settings, database: JobDatabase?, selfAuthority: SelfAuthority,
          catalog: OfflineCatalog, logger: Logger) {

@@ -6,7 +6,14 @@ extension UpstreamTransfer {
     /// (CURLOPT_READFUNCTION); when none have arrived its sending side pauses, and the stream
     /// wakes this loop to resume it. A declared length goes as Content-Length, otherwise curl
     /// sends the body chunked (RFC 9112 section 7.1).
+    ///
+    /// Always on a new connection: bytes read from the stream are gone, so curl can not rewind
+    /// the body to resend it, as it does when a pooled connection turns out to have been closed
+    /// by the origin as the request went (a keep-alive race every origin's idle timeout makes;
+    /// the client would get a 502). A handshake costs little against a body of more than 64 KiB;
+    /// smaller bodies are held whole and may reuse a connection.
     func sendBody(from stream: RequestBodyStream) {
+        eddy_curl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)
         eddy_curl_easy_setopt_long(easy, CURLOPT_POST, 1)
         eddy_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(stream.length ?? -1))
         eddy_curl_easy_setopt_read(easy) { ptr, size, n, ud in

@@ -159,7 +159,8 @@ extension Eddy {
             if let accessLog { c.accessLog = accessLog }
             if let defaultTtl { c.defaultTTL = defaultTtl }
             if let admin { c.admin = try ConfigFile.parseListen(admin) }
-            if let t = adminToken ?? ProcessInfo.processInfo.environment["EDDY_ADMIN_TOKEN"], !t.isEmpty { c.adminToken = t }
+            // getenv, not ProcessInfo, which copies the whole environment (start-up, issue 33).
+            if let t = adminToken ?? getenv("EDDY_ADMIN_TOKEN").map({ String(cString: $0) }), !t.isEmpty { c.adminToken = t }
             if let logLevel { c.logLevel = logLevel }
             if let logFormat { c.logFormat = logFormat }
             if let accessLogFormat { c.accessLogFormat = AccessLog.Format(rawValue: accessLogFormat)! }

@@ -25,6 +25,25 @@ final class CacheStripesTests: XCTestCase {
         Array((0..<10_000).lazy.map { "http://origin/k\($0)" }.filter { CacheStore.stripe(of: $0, count: count) == stripe }.prefix(n))
     }
 
+    /// The cache directory and its missing parents are made owner-only (downloads keep AES keys
+    /// there); a file where a directory should be is a clear error, not a crash.
+    func test_opening_createsMissingDirectoriesOwnerOnly_andRefusesAFileInTheWay() throws {
+        let dir = fixture.directory + "/a/b/cache"
+        _ = try CacheStore.stripes(directory: dir, maxSize: 0, count: 1, logger: logger)
+        for path in [fixture.directory + "/a", fixture.directory + "/a/b", dir, dir + "/data"] {
+            var info = stat()
+            XCTAssertEqual(stat(path, &info), 0, path)
+            XCTAssertEqual(info.st_mode & 0o7777, 0o700, path)
+            XCTAssertEqual(info.st_mode & S_IFMT, S_IFDIR, path)
+        }
+        let blocked = fixture.directory + "/file"
+        XCTAssertTrue(FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8)))
+        XCTAssertThrowsError(try CacheStore.stripes(directory: blocked, maxSize: 0, count: 1, logger: logger)) { error in
+            XCTAssertTrue("\(error)".contains(blocked), "\(error)")
+        }
+        XCTAssertThrowsError(try CacheStore.stripes(directory: blocked + "/below", maxSize: 0, count: 1, logger: logger))
+    }
+
     func test_stripeOfKey_isStableSpreadAndKeepsVariantsWithTheirURL() {
         XCTAssertEqual(CacheStore.stripe(of: "http://origin/a.ts", count: 1), 0)
         // Pinned values: the hash decides where a restart looks for a resource in memory (the

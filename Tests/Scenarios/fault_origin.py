@@ -32,10 +32,12 @@ connection after part of the body (0 turns it off); the random draws are seeded 
 (&seed=N, default 12345). For downloads, whose segment URLs come from
 playlists and carry no parameters.
 POST, PUT, PATCH, DELETE and OPTIONS to any other path answer 200 with JSON {"method", "length",
-"sha256"} of the request body they read (Content-Length or chunked).
+"sha256"} of the request body they read (Content-Length or chunked); read_rate=N reads it at N
+bytes/s; drop_after_read=N reads N bytes of it, then closes the connection unanswered (with
+reset=1: a TCP reset). /_last has the length and sha256 of what it read, and the client's port.
 Every request is logged to stderr with its Range and If-Range headers.
 """
-import argparse, email.utils, hashlib, json, os, random, re, select, socket, socketserver, sys, threading, time, zlib
+import argparse, email.utils, hashlib, json, os, random, re, select, socket, socketserver, struct, sys, threading, time, zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit, parse_qs, unquote
 
@@ -58,6 +60,10 @@ def count(path, n):
         STATS["bytes"] += n
         p = STATS["paths"].setdefault(path, {"requests": 0, "bytes": 0})
         p["bytes"] += n
+
+
+class Dropped(Exception):
+    """A request body read up to drop_after_read: args are the length and sha256 read."""
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -86,18 +92,21 @@ class Handler(BaseHTTPRequestHandler):
     def remember(self, path, body=b""):
         with LOCK:
             LAST[path] = {"method": self.command, "target": self.path, "headers": [[k, v] for k, v in self.headers.items()],
-                          "length": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+                          "length": len(body), "sha256": hashlib.sha256(body).hexdigest(), "peer_port": self.client_address[1]}
 
-    def read_body_slowly(self, rate):
+    def read_body_slowly(self, rate, drop_at=None):
         """Reads the body at `rate` bytes a second in 64 KiB pieces, hashing as it goes (an origin
         slower than the client: what the proxy holds meanwhile is its own buffer). Returns the
-        length and sha256; the length is short if the client's request was cut."""
+        length and sha256; the length is short if the client's request was cut. With `drop_at`,
+        stops there and raises Dropped (the caller cuts the connection without an answer)."""
         h, n, t0 = hashlib.sha256(), 0, time.monotonic()
 
         def take(size):
             nonlocal n
             while size > 0:
-                piece = self.rfile.read(min(size, 65536))
+                if drop_at is not None and n >= drop_at:
+                    raise Dropped(n, h.hexdigest())
+                piece = self.rfile.read(min(size, 65536, drop_at - n) if drop_at is not None else min(size, 65536))
                 if not piece:
                     raise EOFError
                 h.update(piece)
@@ -124,11 +133,27 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         u = urlsplit(self.path)
-        rate = parse_qs(u.query).get("read_rate")
-        if rate:
-            n, digest = self.read_body_slowly(int(rate[0]))
+        q = {k: v[0] for k, v in parse_qs(u.query).items()}
+        rate = q.get("read_rate")
+        if "drop_after_read" in q:
+            # An origin that dies mid-upload: reads that much of the body, then closes (or, with
+            # reset=1, resets) the connection without a word.
+            try:
+                n, digest = self.read_body_slowly(int(rate or 10**12), drop_at=int(q["drop_after_read"]))
+            except Dropped as d:
+                n, digest = d.args
             with LOCK:
                 LAST[u.path] = {"method": self.command, "length": n, "sha256": digest}
+            self.close_connection = True
+            if q.get("reset") == "1":
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            else:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if rate:
+            n, digest = self.read_body_slowly(int(rate))
+            with LOCK:
+                LAST[u.path] = {"method": self.command, "length": n, "sha256": digest, "peer_port": self.client_address[1]}
             self.send_json({"method": self.command, "length": n, "sha256": digest})
             return
         body = self.read_body()

@@ -2,8 +2,11 @@
 64 KiB goes upstream as it arrives, with back-pressure on the client, so that eddy holds a bounded
 buffer per upload, not the body (evhttp read bodies whole: up to max_body_size per connection, and
 curl kept a second copy). The origin here reads at a set rate and hashes what it reads."""
-import hashlib, http.client, json, random, socket
-from conftest import MiB, proc_status, request, wait_for
+import hashlib, http.client, json, os, random, socket, subprocess, sys, threading, time
+import pytest
+from conftest import Eddy, MiB, free_port, proc_status, request, stop_process, wait_for, wait_port
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def upload(port, path, body, chunked=False):
@@ -75,3 +78,141 @@ def test_uploads_from_many_clients_at_once_each_arrive_whole(eddy, origins):
         st, out = results[i]
         assert st == 200, (i, st, out[:200])
         assert json.loads(out) == {"method": "POST", "length": len(bodies[i]), "sha256": hashlib.sha256(bodies[i]).hexdigest()}, i
+
+
+class HostileNet:
+    """Nothing listening (refused), or hostile_net.py's black hole or captive portal, on a port."""
+
+    def __init__(self, mode):
+        self.port = free_port()
+        self.proc = None
+        if mode != "refused":
+            self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(self.port), mode])
+            wait_port(self.port, self.proc)
+
+    def stop(self):
+        if self.proc:
+            stop_process(self.proc)
+
+
+def upload_while_reading(port, path, size, chunked):
+    """Sends a `size`-byte body from one thread while the main one reads the answer, as a client
+    does: an answer may come before the body is sent. Returns (status, headers, body, bytes sent)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    framing = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: %d" % size
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n%s\r\n\r\n" % (path.encode(), framing))
+    sent = [0]
+
+    def send():
+        piece = bytes(64 << 10)
+        try:
+            while sent[0] < size:
+                s.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                sent[0] += len(piece)
+            if chunked:
+                s.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # eddy answered and closed before the body was sent: the answer is what counts
+    t = threading.Thread(target=send, daemon=True)
+    t.start()
+    f = s.makefile("rb")
+    status_line = f.readline()
+    headers = {}
+    while True:
+        line = f.readline()
+        if line in (b"\r\n", b""):
+            break
+        k, v = line.decode().split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    body = f.read(int(headers.get("content-length", "0")))
+    try:
+        s.shutdown(socket.SHUT_RDWR)  # wakes the sender (a close would not)
+    except OSError:
+        pass  # eddy closed the connection already
+    t.join(30)
+    s.close()
+    return int(status_line.split()[1]), headers, body, sent[0]
+
+
+@pytest.mark.parametrize("mode", ["refused", "blackhole", "portal200", "portal302"])
+@pytest.mark.parametrize("chunked", [False, True], ids=["length", "chunked"])
+def test_an_upload_to_a_dead_or_hostile_origin_gets_a_clear_answer_and_costs_nothing(origins, tmp_path, mode, chunked):
+    """A 64 MiB upload meets an origin that refuses, black-holes (connects, never reads or
+    answers), or is a captive portal answering at once with 200 HTML or a 302. The client gets a
+    status line, within the timeouts, while its body is still going: a 502/504 of eddy's, or the
+    portal's own answer relayed. eddy holds no more than its upload buffer, keeps no descriptor,
+    and serves on."""
+    ng, fo, _ = origins
+    net = HostileNet(mode)
+    e = Eddy(str(tmp_path), ng, fo, extra=["--origin", "/h/=http://127.0.0.1:%d" % net.port,
+                                           "--connect-timeout", "3", "--stall-timeout", "3"])
+    try:
+        assert e.get("/n/small.bin").status == 200  # warm
+        fds = len(os.listdir("/proc/%d/fd" % e.proc.pid))
+        base = proc_status(e.proc.pid, "VmHWM")
+        t0 = time.monotonic()
+        status, headers, body, sent = upload_while_reading(e.port, "/h/form", 64 * MiB, chunked)
+        took = time.monotonic() - t0
+        expected = {"refused": (502,), "blackhole": (502, 504), "portal200": (200,), "portal302": (302,)}[mode]
+        assert status in expected, (mode, status, headers, body[:200])
+        if mode == "portal200":
+            assert headers["content-type"] == "text/html" and b"Log in" in body, (headers, body)
+        if mode == "portal302":
+            assert headers["location"].startswith("http://login.portal.example/"), headers
+        assert took < 20, (mode, took)
+        grew = proc_status(e.proc.pid, "VmHWM") - base
+        print("%s/%s: %d in %.1f s after %d MiB sent; peak RSS grew %.1f MiB" % (mode, "chunked" if chunked else "length", status, took, sent // MiB, grew / MiB))
+        assert grew < 16 * MiB, grew
+        assert e.get("/n/small.bin").status == 200
+        wait_for(lambda: len(os.listdir("/proc/%d/fd" % e.proc.pid)) <= fds + 2, 20, what="eddy's descriptors back to where they were")
+        assert e.proc.poll() is None
+    finally:
+        e.stop()
+        net.stop()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_an_origin_dying_mid_upload_at_a_random_byte_gets_the_client_a_502_and_costs_nothing(eddy, origins, seed):
+    """The origin reads a random part of the body (its first bytes, a few MiB, almost all of it),
+    then closes the connection or resets it, without an answer; the client's body goes by length
+    or in chunks, and the origin may read slower than the client sends. Over many seeds: the
+    client gets a 502 while its body is still going, the origin read no more than it said, eddy
+    keeps no descriptor and serves on."""
+    _, fo, _ = origins
+    rng = random.Random(seed)
+    size = rng.choice([1, 8, 24]) * MiB + rng.randrange(65536)
+    drop = rng.choice([0, 1, rng.randrange(65536), rng.randrange(size), size - 1])
+    chunked, reset = rng.random() < 0.5, rng.random() < 0.5
+    rate = rng.choice([10**12, 40_000_000])
+    assert eddy.get("/n/small.bin").status == 200  # warm: libcurl, its pool and the file are open
+    fds = len(os.listdir("/proc/%d/fd" % eddy.proc.pid))
+    path = "/sink-drop-%d" % seed
+    status, headers, body, sent = upload_while_reading(
+        eddy.port, "/f%s?drop_after_read=%d&reset=%d&read_rate=%d" % (path, drop, int(reset), rate), size, chunked)
+    print("seed %d: %d MiB %s, origin drops at %d (%s): %d after %d MiB sent" % (
+        seed, size // MiB, "chunked" if chunked else "by length", drop, "reset" if reset else "close", status, sent // MiB))
+    assert status == 502, (seed, status, headers, body[:200])
+    got = json.loads(request(fo.port, "/_last?path=" + path).body)
+    assert got["length"] <= drop, (seed, got)
+    assert eddy.get("/n/small.bin").status == 200
+    wait_for(lambda: len(os.listdir("/proc/%d/fd" % eddy.proc.pid)) <= fds + 2, 20, what="eddy's descriptors back to where they were")
+    assert eddy.proc.poll() is None
+
+
+def test_a_streamed_upload_goes_on_a_connection_of_its_own_and_a_small_one_may_reuse_one(eddy, origins):
+    """Bytes of a streamed body are gone once sent, so curl could not resend one if a pooled
+    connection turned out to have been closed by the origin as the request went (the keep-alive
+    race): each streamed upload takes a new connection. A small body, held whole, may reuse one."""
+    _, fo, _ = origins
+
+    def ports(path, bodies):
+        out = []
+        for body in bodies:
+            st, got = upload(eddy.port, "/f" + path, body)
+            assert st == 200 and json.loads(got)["sha256"] == hashlib.sha256(body).hexdigest(), (st, got[:200])
+            out.append(json.loads(request(fo.port, "/_last?path=" + path).body)["peer_port"])
+        return out
+    streamed = ports("/sink-fresh", [random.Random(i).randbytes(MiB + i) for i in range(3)])
+    assert len(set(streamed)) == 3, streamed
+    small = ports("/sink-small", [random.Random(i).randbytes(1000 + i) for i in range(3)])
+    assert len(set(small)) < 3, small  # the pool may hold more than one of the origin's connections

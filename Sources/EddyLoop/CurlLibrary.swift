@@ -1,5 +1,6 @@
 import CCurl
 import Dispatch
+import EddyCore
 import Glibc
 
 /// libcurl, opened at run time rather than linked (see CCurl.h: linked, it and the forty
@@ -18,9 +19,34 @@ public enum CurlLibrary {
         return rc == CURLE_OK ? nil : "curl_global_init failed: \(String(cString: eddy_curl_easy_strerror(rc)))"
     }()
 
+    /// Where the background opening (`preload`) is: `settle` stops one that has not started.
+    enum Preload { case idle, scheduled, running, cancelled }
+    private static let preloading = Locked(Preload.idle)
+
     /// Opens libcurl in the background, `delay` seconds from now; `done` runs there, with `failure`.
     public static func preload(after delay: Double = 0, _ done: @escaping @Sendable (String?) -> Void = { _ in }) {
-        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + delay) { done(failure) }
+        preloading.withLock { if $0 == .idle { $0 = .scheduled } }
+        DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + delay) {
+            let go = preloading.withLock { state -> Bool in
+                guard state == .scheduled else { return false }
+                state = .running
+                return true
+            }
+            if go { done(failure) }
+        }
+    }
+
+    /// Call before the process exits: a preload that has not started never will, and one under
+    /// way is waited for. `exit` runs the libraries' destructors, and while libcurl's
+    /// initialisation (OpenSSL's) ran on another thread, a stop within ~80 ms of the start
+    /// crashed eddy (SIGSEGV in libidn2's destructor, 1 stop in 20 to 40).
+    public static func settle() {
+        let running = preloading.withLock { state -> Bool in
+            if state == .scheduled { state = .cancelled }
+            return state == .running
+        }
+        // A Swift global's initialiser runs once; a second caller waits until it is done.
+        if running { _ = failure }
     }
 
     /// Waits until libcurl is open. Without it no transfer can be made at all, and there is

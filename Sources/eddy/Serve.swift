@@ -195,7 +195,15 @@ extension Eddy {
             }
             let logger = Logger(label: "eddy")
             do {
+                // The stop signals wait (blocked) until the proxy watches them: it listens before
+                // it installs its handlers, and a SIGTERM between the two killed it undrained. The
+                // threads it starts keep them blocked, so they come to this (the main loop's) one.
+                var stops = sigset_t()
+                sigemptyset(&stops)
+                for sig in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&stops, sig) }
+                pthread_sigmask(SIG_BLOCK, &stops, nil)
                 let proxy = try Proxy(config: c, logger: logger)
+                pthread_sigmask(SIG_UNBLOCK, &stops, nil)
                 // SIGHUP reads the same file and flags again (the flags still win).
                 proxy.reloadConfig = { try resolvedConfig() }
                 proxy.reloaded = { new in
@@ -215,7 +223,9 @@ extension Eddy {
                 // Everything is committed and flushed. Exit here rather than tear the proxy
                 // down: Swift releases its properties in no promised order, and an event_base
                 // freed before one of its events makes event_free take a freed lock (with
-                // libevent's threading on, a release build hung there after SIGTERM).
+                // libevent's threading on, a release build hung there after SIGTERM). A libcurl
+                // still opening in the background is waited for first (`CurlLibrary.settle`).
+                CurlLibrary.settle()
                 Foundation.exit(0)
             } catch {
                 logger.critical("cannot start", metadata: ["error": "\(error)"])

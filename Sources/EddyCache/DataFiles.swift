@@ -110,8 +110,9 @@ final class DataFiles {
         for part in path.split(separator: "/") {
             if !prefix.isEmpty && !prefix.hasSuffix("/") { prefix += "/" }
             prefix += part
-            if mkdir(prefix, mode) != 0 && errno != EEXIST {
-                throw CacheStoreError(description: "cannot create \(prefix): \(String(cString: strerror(errno)))")
+            if mkdir(prefix, mode) != 0 {
+                let err = errno
+                guard err == EEXIST else { throw CacheStoreError(description: "cannot create \(prefix): \(String(cString: strerror(err)))") }
             }
         }
         var info = stat()

@@ -20,19 +20,31 @@ public enum CurlLibrary {
     }()
 
     /// Where the background opening (`preload`) is: `settle` stops one that has not started.
-    enum Preload { case idle, scheduled, running, cancelled }
+    enum Preload { case idle, scheduled, running, finished, cancelled }
     private static let preloading = Locked(Preload.idle)
+    /// Signalled when a running preload (its `done` included) has finished.
+    private static let preloaded = DispatchSemaphore(value: 0)
 
-    /// Opens libcurl in the background, `delay` seconds from now; `done` runs there, with `failure`.
+    /// Opens libcurl in the background, `delay` seconds from now; `done` runs there, with
+    /// `failure`. Once per process: a second call, or one after `settle`, does nothing, and
+    /// `settle` before the delay is up cancels it (`done` then never runs).
     public static func preload(after delay: Double = 0, _ done: @escaping @Sendable (String?) -> Void = { _ in }) {
-        preloading.withLock { if $0 == .idle { $0 = .scheduled } }
+        let scheduled = preloading.withLock { state -> Bool in
+            guard state == .idle else { return false }
+            state = .scheduled
+            return true
+        }
+        guard scheduled else { return }
         DispatchQueue.global(qos: .userInitiated).asyncAfter(deadline: .now() + delay) {
             let go = preloading.withLock { state -> Bool in
                 guard state == .scheduled else { return false }
                 state = .running
                 return true
             }
-            if go { done(failure) }
+            guard go else { return }
+            done(failure)
+            preloading.withLock { $0 = .finished }
+            preloaded.signal()
         }
     }
 
@@ -40,13 +52,14 @@ public enum CurlLibrary {
     /// way is waited for. `exit` runs the libraries' destructors, and while libcurl's
     /// initialisation (OpenSSL's) ran on another thread, a stop within ~80 ms of the start
     /// crashed eddy (SIGSEGV in libidn2's destructor, 1 stop in 20 to 40).
+    /// `done` is waited for too: on a failure it ends the process itself, and two `exit`s at
+    /// once would race as well.
     public static func settle() {
         let running = preloading.withLock { state -> Bool in
-            if state == .scheduled { state = .cancelled }
+            if state == .scheduled || state == .idle { state = .cancelled }
             return state == .running
         }
-        // A Swift global's initialiser runs once; a second caller waits until it is done.
-        if running { _ = failure }
+        if running { preloaded.wait() }
     }
 
     /// Waits until libcurl is open. Without it no transfer can be made at all, and there is

@@ -10,7 +10,8 @@ extension UpstreamTransfer {
     /// Always on a new connection: bytes read from the stream are gone, so curl can not rewind
     /// the body to resend it, as it does when a pooled connection turns out to have been closed
     /// by the origin as the request went (a keep-alive race every origin's idle timeout makes;
-    /// the client would get a 502). A handshake costs little against a body of more than 64 KiB;
+    /// the client would get a 502). A handshake (a TLS one for https, and with HTTP/2 a
+    /// connection the upload does not share) costs little against a body of more than 64 KiB;
     /// smaller bodies are held whole and may reuse a connection.
     func sendBody(from stream: RequestBodyStream) {
         eddy_curl_easy_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1)

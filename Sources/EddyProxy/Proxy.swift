@@ -64,6 +64,17 @@ public final class Proxy {
     var responses: LoopResponses { home.responses }
 
     public init(config: ProxyConfig, logger: Logger) throws {
+        // Until the proxy watches them, the signals it handles wait, blocked: it listens before it
+        // installs its handlers, and a SIGTERM in between killed it undrained. Blocked from the
+        // start, because every thread made meanwhile (the loops', Dispatch's for the index)
+        // keeps the mask it was made with, and a process signal goes to any thread that does
+        // not block it; so they all come to this thread, whose loop watches them. A start that
+        // hangs (a dead disk) is then ended by SIGKILL, as systemd's stop timeout does.
+        var watched = sigset_t()
+        sigemptyset(&watched)
+        for sig in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&watched, sig) }
+        pthread_sigmask(SIG_BLOCK, &watched, nil)
+        defer { pthread_sigmask(SIG_UNBLOCK, &watched, nil) }
         self.config = config
         self.logger = logger
         loop = EventLoop()

@@ -195,15 +195,7 @@ extension Eddy {
             }
             let logger = Logger(label: "eddy")
             do {
-                // The stop signals wait (blocked) until the proxy watches them: it listens before
-                // it installs its handlers, and a SIGTERM between the two killed it undrained. The
-                // threads it starts keep them blocked, so they come to this (the main loop's) one.
-                var stops = sigset_t()
-                sigemptyset(&stops)
-                for sig in [SIGTERM, SIGINT, SIGHUP, SIGUSR1] { sigaddset(&stops, sig) }
-                pthread_sigmask(SIG_BLOCK, &stops, nil)
                 let proxy = try Proxy(config: c, logger: logger)
-                pthread_sigmask(SIG_UNBLOCK, &stops, nil)
                 // SIGHUP reads the same file and flags again (the flags still win).
                 proxy.reloadConfig = { try resolvedConfig() }
                 proxy.reloaded = { new in

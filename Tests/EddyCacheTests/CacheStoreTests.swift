@@ -59,6 +59,16 @@ final class CacheStoreTests: XCTestCase {
 
     // MARK: persistence
 
+    /// The data files' layout is what a restart finds them by: pinned, so that a change (it once
+    /// went through `String(format: "%02x")`) can not silently miss every stored body.
+    func test_dataFilePath_isTwoLowercaseHexDigitsOfTheIdThenIdAndVersion() {
+        XCTAssertEqual(DataFiles.path(directory: "/c", id: 0, version: 1), "/c/data/00/0-1")
+        XCTAssertEqual(DataFiles.path(directory: "/c", id: 10, version: 2), "/c/data/0a/10-2")
+        XCTAssertEqual(DataFiles.path(directory: "/c", id: 255, version: 3), "/c/data/ff/255-3")
+        XCTAssertEqual(DataFiles.path(directory: "/c", id: 256, version: 4), "/c/data/00/256-4")
+        XCTAssertEqual(DataFiles.path(directory: "/c", id: 4_660, version: 7), "/c/data/34/4660-7")
+    }
+
     func test_flush_reopen_restoresMetaConfirmedRangesAndBytes() throws {
         let bytes = pattern(1000)
         let m = meta()

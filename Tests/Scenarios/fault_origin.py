@@ -143,10 +143,13 @@ class Handler(BaseHTTPRequestHandler):
             except Dropped as d:
                 n, digest = d.args
             with LOCK:
-                LAST[u.path] = {"method": self.command, "length": n, "sha256": digest}
+                LAST[u.path] = {"method": self.command, "length": n, "sha256": digest, "peer_port": self.client_address[1]}
             self.close_connection = True
             if q.get("reset") == "1":
+                # A bare reset: closed here with a zero linger, before the server's own
+                # shutdown(SHUT_WR) could send a FIN first.
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                os.close(self.connection.detach())
             else:
                 self.connection.shutdown(socket.SHUT_RDWR)
             return

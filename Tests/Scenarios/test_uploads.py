@@ -88,11 +88,29 @@ class HostileNet:
         self.proc = None
         if mode != "refused":
             self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(self.port), mode])
-            wait_port(self.port, self.proc)
+            try:
+                wait_port(self.port, self.proc)
+            except BaseException:
+                stop_process(self.proc)
+                raise
 
     def stop(self):
         if self.proc:
             stop_process(self.proc)
+
+
+def held(pid):
+    """Descriptors `pid` holds, less its unix socket pairs: the wake-ups a loop opens once, on its
+    first wake-up from another loop, which a test's upload may or may not be the first to need."""
+    unix = {f[6] for f in (line.split() for line in open("/proc/net/unix").read().splitlines()[1:]) if len(f) > 6}
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue  # closed meanwhile
+        n += not (link.startswith("socket:[") and link[8:-1] in unix)
+    return n
 
 
 def upload_while_reading(port, path, size, chunked):
@@ -116,21 +134,24 @@ def upload_while_reading(port, path, size, chunked):
     t = threading.Thread(target=send, daemon=True)
     t.start()
     f = s.makefile("rb")
-    status_line = f.readline()
-    headers = {}
-    while True:
-        line = f.readline()
-        if line in (b"\r\n", b""):
-            break
-        k, v = line.decode().split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    body = f.read(int(headers.get("content-length", "0")))
     try:
-        s.shutdown(socket.SHUT_RDWR)  # wakes the sender (a close would not)
-    except OSError:
-        pass  # eddy closed the connection already
-    t.join(30)
-    s.close()
+        status_line = f.readline()
+        headers = {}
+        while True:
+            line = f.readline()
+            if line in (b"\r\n", b""):
+                break
+            k, v = line.decode().split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+        body = f.read(int(headers.get("content-length", "0")))
+    finally:
+        try:
+            s.shutdown(socket.SHUT_RDWR)  # wakes the sender (a close would not)
+        except OSError:
+            pass  # eddy closed the connection already
+        t.join(30)
+        f.close()
+        s.close()
     return int(status_line.split()[1]), headers, body, sent[0]
 
 
@@ -143,12 +164,13 @@ def test_an_upload_to_a_dead_or_hostile_origin_gets_a_clear_answer_and_costs_not
     portal's own answer relayed. eddy holds no more than its upload buffer, keeps no descriptor,
     and serves on."""
     ng, fo, _ = origins
-    net = HostileNet(mode)
-    e = Eddy(str(tmp_path), ng, fo, extra=["--origin", "/h/=http://127.0.0.1:%d" % net.port,
-                                           "--connect-timeout", "3", "--stall-timeout", "3"])
+    net, e = HostileNet(mode), None
     try:
+        # One loop: the warm-up opens the only loop's libcurl, so a socket left behind shows.
+        e = Eddy(str(tmp_path), ng, fo, extra=["--origin", "/h/=http://127.0.0.1:%d" % net.port, "--workers", "1",
+                                               "--connect-timeout", "3", "--stall-timeout", "3"])
         assert e.get("/n/small.bin").status == 200  # warm
-        fds = len(os.listdir("/proc/%d/fd" % e.proc.pid))
+        fds = held(e.proc.pid)
         base = proc_status(e.proc.pid, "VmHWM")
         t0 = time.monotonic()
         status, headers, body, sent = upload_while_reading(e.port, "/h/form", 64 * MiB, chunked)
@@ -164,10 +186,11 @@ def test_an_upload_to_a_dead_or_hostile_origin_gets_a_clear_answer_and_costs_not
         print("%s/%s: %d in %.1f s after %d MiB sent; peak RSS grew %.1f MiB" % (mode, "chunked" if chunked else "length", status, took, sent // MiB, grew / MiB))
         assert grew < 16 * MiB, grew
         assert e.get("/n/small.bin").status == 200
-        wait_for(lambda: len(os.listdir("/proc/%d/fd" % e.proc.pid)) <= fds + 2, 20, what="eddy's descriptors back to where they were")
+        wait_for(lambda: held(e.proc.pid) <= fds, 20, what="eddy's descriptors back to where they were")
         assert e.proc.poll() is None
     finally:
-        e.stop()
+        if e:
+            e.stop()
         net.stop()
 
 
@@ -176,26 +199,29 @@ def test_an_origin_dying_mid_upload_at_a_random_byte_gets_the_client_a_502_and_c
     """The origin reads a random part of the body (its first bytes, a few MiB, almost all of it),
     then closes the connection or resets it, without an answer; the client's body goes by length
     or in chunks, and the origin may read slower than the client sends. Over many seeds: the
-    client gets a 502 while its body is still going, the origin read no more than it said, eddy
-    keeps no descriptor and serves on."""
+    client gets a 502 while its body is still going, the origin read no more than it said, and
+    eddy serves on. Three more of the same upload leave eddy with no more descriptors than the
+    first did (less the wake-up pairs a loop opens once: see `held`)."""
     _, fo, _ = origins
     rng = random.Random(seed)
     size = rng.choice([1, 8, 24]) * MiB + rng.randrange(65536)
     drop = rng.choice([0, 1, rng.randrange(65536), rng.randrange(size), size - 1])
     chunked, reset = rng.random() < 0.5, rng.random() < 0.5
     rate = rng.choice([10**12, 40_000_000])
-    assert eddy.get("/n/small.bin").status == 200  # warm: libcurl, its pool and the file are open
-    fds = len(os.listdir("/proc/%d/fd" % eddy.proc.pid))
     path = "/sink-drop-%d" % seed
-    status, headers, body, sent = upload_while_reading(
-        eddy.port, "/f%s?drop_after_read=%d&reset=%d&read_rate=%d" % (path, drop, int(reset), rate), size, chunked)
-    print("seed %d: %d MiB %s, origin drops at %d (%s): %d after %d MiB sent" % (
-        seed, size // MiB, "chunked" if chunked else "by length", drop, "reset" if reset else "close", status, sent // MiB))
-    assert status == 502, (seed, status, headers, body[:200])
-    got = json.loads(request(fo.port, "/_last?path=" + path).body)
-    assert got["length"] <= drop, (seed, got)
-    assert eddy.get("/n/small.bin").status == 200
-    wait_for(lambda: len(os.listdir("/proc/%d/fd" % eddy.proc.pid)) <= fds + 2, 20, what="eddy's descriptors back to where they were")
+    target = "/f%s?drop_after_read=%d&reset=%d&read_rate=%d" % (path, drop, int(reset), rate)
+    fds = []
+    for attempt in range(4):
+        status, headers, body, sent = upload_while_reading(eddy.port, target, size, chunked)
+        print("seed %d: %d MiB %s, origin drops at %d (%s): %d after %d MiB sent" % (
+            seed, size // MiB, "chunked" if chunked else "by length", drop, "reset" if reset else "close", status, sent // MiB))
+        assert status == 502, (seed, status, headers, body[:200])
+        got = json.loads(request(fo.port, "/_last?path=" + path).body)
+        assert got["length"] <= drop, (seed, got)
+        assert eddy.get("/n/small.bin").status == 200
+        if attempt == 0:
+            fds.append(held(eddy.proc.pid))
+    wait_for(lambda: held(eddy.proc.pid) <= fds[0], 20, what="eddy's descriptors back to where the first upload left them (%d)" % fds[0])
     assert eddy.proc.poll() is None
 
 

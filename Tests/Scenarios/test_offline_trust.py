@@ -31,7 +31,11 @@ class Hostile:
         self.proc = None
         if mode != "refused":
             self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(port), mode])
-            wait_port(port, self.proc)
+            try:
+                wait_port(port, self.proc)
+            except BaseException:
+                stop_process(self.proc)
+                raise
 
     def stop(self):
         if self.proc:

@@ -2,11 +2,10 @@
 64 KiB goes upstream as it arrives, with back-pressure on the client, so that eddy holds a bounded
 buffer per upload, not the body (evhttp read bodies whole: up to max_body_size per connection, and
 curl kept a second copy). The origin here reads at a set rate and hashes what it reads."""
-import hashlib, http.client, json, os, random, socket, subprocess, sys, threading, time
+import hashlib, http.client, json, os, random, socket, threading, time
 import pytest
-from conftest import Eddy, MiB, free_port, proc_status, request, stop_process, wait_for, wait_port
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from conftest import Eddy, MiB, free_port, proc_status, request, wait_for
+from test_offline_trust import MODES, Hostile
 
 
 def upload(port, path, body, chunked=False):
@@ -80,25 +79,6 @@ def test_uploads_from_many_clients_at_once_each_arrive_whole(eddy, origins):
         assert json.loads(out) == {"method": "POST", "length": len(bodies[i]), "sha256": hashlib.sha256(bodies[i]).hexdigest()}, i
 
 
-class HostileNet:
-    """Nothing listening (refused), or hostile_net.py's black hole or captive portal, on a port."""
-
-    def __init__(self, mode):
-        self.port = free_port()
-        self.proc = None
-        if mode != "refused":
-            self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile_net.py"), "--port", str(self.port), mode])
-            try:
-                wait_port(self.port, self.proc)
-            except BaseException:
-                stop_process(self.proc)
-                raise
-
-    def stop(self):
-        if self.proc:
-            stop_process(self.proc)
-
-
 def held(pid):
     """Descriptors `pid` holds, less its unix socket pairs: the wake-ups a loop opens once, on its
     first wake-up from another loop, which a test's upload may or may not be the first to need."""
@@ -155,7 +135,7 @@ def upload_while_reading(port, path, size, chunked):
     return int(status_line.split()[1]), headers, body, sent[0]
 
 
-@pytest.mark.parametrize("mode", ["refused", "blackhole", "portal200", "portal302"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("chunked", [False, True], ids=["length", "chunked"])
 def test_an_upload_to_a_dead_or_hostile_origin_gets_a_clear_answer_and_costs_nothing(origins, tmp_path, mode, chunked):
     """A 64 MiB upload meets an origin that refuses, black-holes (connects, never reads or
@@ -164,10 +144,11 @@ def test_an_upload_to_a_dead_or_hostile_origin_gets_a_clear_answer_and_costs_not
     portal's own answer relayed. eddy holds no more than its upload buffer, keeps no descriptor,
     and serves on."""
     ng, fo, _ = origins
-    net, e = HostileNet(mode), None
+    port = free_port()
+    net, e = Hostile(port, mode), None
     try:
         # One loop: the warm-up opens the only loop's libcurl, so a socket left behind shows.
-        e = Eddy(str(tmp_path), ng, fo, extra=["--origin", "/h/=http://127.0.0.1:%d" % net.port, "--workers", "1",
+        e = Eddy(str(tmp_path), ng, fo, extra=["--origin", "/h/=http://127.0.0.1:%d" % port, "--workers", "1",
                                                "--connect-timeout", "3", "--stall-timeout", "3"])
         assert e.get("/n/small.bin").status == 200  # warm
         fds = held(e.proc.pid)

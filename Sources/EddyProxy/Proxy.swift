@@ -143,11 +143,15 @@ public final class Proxy {
                 throw ConfigFile.ConfigError(description: "the admin listener \(admin.host):\(admin.port) is not a loopback address: set admin_token "
                                   + "(--admin-token, or EDDY_ADMIN_TOKEN), or listen on 127.0.0.1")
             }
+        }
+        if loops > 1 { try startWorkers(count: loops, port: server.boundPort, shared: shared) }
+        // The admin listener opens last: once it answers, every loop listens (a supervisor or a
+        // test that waits on it would otherwise send its first clients to the main loop alone).
+        if let admin = config.admin {
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits.admin)
             s.handler = { [unowned self] in handleAdmin($0) }
             adminServer = s
         }
-        if loops > 1 { try startWorkers(count: loops, port: server.boundPort, shared: shared) }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             home.resources.tick()
             accessLog.flush()

@@ -80,6 +80,16 @@ public final class Proxy {
         loop = EventLoop()
         mailbox = loop.mailbox
         let loops = Proxy.loopCount(config)
+        if let admin = config.admin, !AdminAccess.isLoopback(host: admin.host), (config.adminToken ?? "").isEmpty {
+            // Anyone who can reach the admin listener can purge the cache and start downloads.
+            throw ConfigFile.ConfigError(description: "the admin listener \(admin.host):\(admin.port) is not a loopback address: set admin_token "
+                              + "(--admin-token, or EDDY_ADMIN_TOKEN), or listen on 127.0.0.1")
+        }
+        // Listening comes first, as nginx binds before it forks: a client that connects while the
+        // cache opens waits in the backlog (the loop answers it once it runs) rather than being
+        // refused and polling again. Nothing is accepted before `run`.
+        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
+                                sharing: loops > 1 ? .first : .exclusive)
         homes = Homes(count: loops)
         resourceHomes = ResourceHomes(count: loops)
         do {
@@ -111,8 +121,6 @@ public final class Proxy {
                         log: { [unowned self] in log($0, $1) })
         homes.install(main)
         resourceHomes.install(main.resources)
-        server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
-                              sharing: loops > 1 ? .first : .exclusive)
         server.handler = { [unowned self] in home.accept($0) }
         server.onWarning = { [logger] in logger.warning("\($0)") }
         if store.isAvailable {
@@ -137,13 +145,6 @@ public final class Proxy {
         adminGuard = AdminRequestGuard(listenHost: config.admin?.host ?? "127.0.0.1", names: config.adminHosts)
         resourcesAPI = ResourcesAPI(homes: resourceHomes, routing: routing,
                                     selfAuthority: SelfAuthority(host: config.listenHost, port: config.listenPort))
-        if let admin = config.admin {
-            // Anyone who can reach the admin listener can purge the cache and start downloads.
-            if !AdminAccess.isLoopback(host: admin.host) && (config.adminToken ?? "").isEmpty {
-                throw ConfigFile.ConfigError(description: "the admin listener \(admin.host):\(admin.port) is not a loopback address: set admin_token "
-                                  + "(--admin-token, or EDDY_ADMIN_TOKEN), or listen on 127.0.0.1")
-            }
-        }
         if loops > 1 { try startWorkers(count: loops, port: server.boundPort, shared: shared) }
         // The admin listener opens last: once it answers, every loop listens (a supervisor or a
         // test that waits on it would otherwise send its first clients to the main loop alone).

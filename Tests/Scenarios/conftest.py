@@ -89,6 +89,19 @@ def proc_status(pid, field):
     raise KeyError(field)
 
 
+def tcp_sockets():
+    """The machine's IPv4 TCP sockets, from one read of /proc/net/tcp: (local port, remote port,
+    state, tx_queue, rx_queue) each. State 0A is listening; there rx_queue is the accept queue,
+    elsewhere the bytes unread, and tx_queue the bytes unsent or unacknowledged."""
+    out = []
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            tx, rx = fields[4].split(":")
+            out.append((int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16), fields[3], int(tx, 16), int(rx, 16)))
+    return out
+
+
 def sha(b):
     return hashlib.sha256(b).hexdigest()
 

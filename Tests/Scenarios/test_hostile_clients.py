@@ -2,7 +2,7 @@
 escapes from a mapped route, lenient request parsing, slowloris and descriptor exhaustion.
 Each test prints the figure it measures (run pytest with -s)."""
 import errno, http.client, os, resource, select, socket, subprocess, threading, time, uuid
-from conftest import MiB, Eddy, proc_status, request, sha, wait_for
+from conftest import MiB, Eddy, proc_status, request, sha, tcp_sockets, wait_for
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -173,18 +173,6 @@ def test_pipelining_client_that_never_reads_does_not_grow_memory(eddy, origins):
     assert r.status == 200 and sha(r.body) == sha(data["small.bin"]), "eddy still answers a normal client"
 
 
-def kernel_queues(local_port, remote_port):
-    """(unsent-or-unacked bytes, unread bytes) the kernel holds for the loopback TCP socket
-    local_port -> remote_port (/proc/net/tcp: tx_queue, rx_queue), or None."""
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            fields = line.split()
-            if int(fields[1].split(":")[1], 16) == local_port and int(fields[2].split(":")[1], 16) == remote_port:
-                tx, rx = fields[4].split(":")
-                return int(tx, 16), int(rx, 16)
-    return None
-
-
 def test_a_client_that_stops_reading_a_large_hit_holds_little_in_the_kernel(eddy, origins):
     """A client socket takes at most 128 KiB of unsent bytes beyond those in flight
     (TCP_NOTSENT_LOWAT), not a send buffer that autotunes to megabytes: a stalled reader of a
@@ -201,7 +189,8 @@ def test_a_client_that_stops_reading_a_large_hit_holds_little_in_the_kernel(eddy
         samples = []
 
         def settled():  # the client's socket holds bytes unread and eddy's queue stopped changing
-            samples.append((kernel_queues(eddy.port, client)[0], kernel_queues(client, eddy.port)[1]))
+            socks = {(local, remote): (tx, rx) for local, remote, _, tx, rx in tcp_sockets()}
+            samples.append((socks[(eddy.port, client)][0], socks[(client, eddy.port)][1]))
             return len(samples) > 3 and samples[-1] == samples[-4] and samples[-1][1] > 0 and samples[-1]
         unsent, unread = wait_for(settled, 20, interval=0.1, what=lambda: "queues to settle: %s" % samples[-4:])
         print("\nstalled reader: eddy's socket holds %d bytes, the client's %d unread" % (unsent, unread))

@@ -3,7 +3,7 @@ eddy's back, origins that trickle or stall and hold connections, a cold object u
 readers, --max-size on disk while a big object fills, and an origin whose version changes while the
 stored copy is still fresh. Each test prints the figure it measures."""
 import http.client, os, re, socket, subprocess, threading, time
-from conftest import EDDY, MiB, Eddy, make_file, sha, wait_for
+from conftest import EDDY, MiB, Eddy, make_file, sha, tcp_sockets, wait_for
 
 BLOCK = 256 * 1024
 
@@ -391,12 +391,7 @@ def vm(pid, key):
 def accept_queue(port):
     """Connections waiting in the kernel's accept queues of the listeners on 127.0.0.1:`port`
     (eddy counts a connection as a client's once it has sent something)."""
-    n = 0
-    for line in open("/proc/net/tcp").read().splitlines()[1:]:
-        f = line.split()
-        if f[3] == "0A" and int(f[1].split(":")[1], 16) == port:  # listening; rx_queue is the accept queue
-            n += int(f[4].split(":")[1], 16)
-    return n
+    return sum(rx for local, _, state, _, rx in tcp_sockets() if state == "0A" and local == port)
 
 
 def cold_readers_run(origins, base, name, seed):

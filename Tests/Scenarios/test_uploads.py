@@ -8,8 +8,10 @@ from conftest import Eddy, MiB, free_port, proc_status, request, wait_for
 from test_offline_trust import MODES, Hostile
 
 
-def upload(port, path, body, chunked=False):
-    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+def upload(port, path, body, chunked=False, conn=None):
+    """POSTs `body` to eddy; (status, response body). On `conn` when given (kept open), else on a
+    connection of its own."""
+    c = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     h = {"Content-Type": "application/octet-stream"}
     if chunked:
         h["Transfer-Encoding"] = "chunked"
@@ -18,7 +20,8 @@ def upload(port, path, body, chunked=False):
         c.request("POST", path, body=body, headers=h)
     r = c.getresponse()
     out = r.status, r.read()
-    c.close()
+    if conn is None:
+        c.close()
     return out
 
 
@@ -219,9 +222,7 @@ def test_a_streamed_upload_goes_on_a_connection_of_its_own_and_a_small_one_may_r
         c = http.client.HTTPConnection("127.0.0.1", eddy.port, timeout=120)
         try:
             for body in bodies:
-                c.request("POST", "/f" + path, body=body, headers={"Content-Type": "application/octet-stream"})
-                r = c.getresponse()
-                st, got = r.status, r.read()
+                st, got = upload(eddy.port, "/f" + path, body, conn=c)
                 assert st == 200 and json.loads(got)["sha256"] == hashlib.sha256(body).hexdigest(), (st, got[:200])
                 out.append(json.loads(request(fo.port, "/_last?path=" + path).body)["peer_port"])
         finally:

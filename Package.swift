@@ -31,10 +31,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.1.0"),
     ],
     targets: [
-        .target(name: "CLibevent", linkerSettings: [.linkedLibrary("event"), .linkedLibrary("event_pthreads")]),
+        // The C libraries are linked from their static archives (`-l:libX.a`, Debian's -dev packages):
+        // each shared one cost every start of every command its loading, its relocations and a
+        // symbol lookup per first call (start to first hit 18.5 -> 16.5 ms against nginx's 13.5,
+        // bench/RESULTS.md, issue 33). libevent_core: eddy uses none of evhttp, evdns or evrpc.
+        .target(name: "CLibevent", linkerSettings: [.linkedLibrary(":libevent_pthreads.a"), .linkedLibrary(":libevent_core.a")]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]), // libcurl is opened at run time (CCurl.h)
-        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .target(name: "CSystem", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
+        .target(name: "CSystem", linkerSettings: [.linkedLibrary(":libz.a")]),
         .target(name: "EddyCore", dependencies: [
             .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
         ]),
@@ -65,17 +69,26 @@ let package = Package(
             "EddyProxy", "EddyDownloads", "EddyCore", "EddyCache", "EddyHLS", "EddyLoop",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ],
+            // The static Swift runtime and Foundation need libstdc++; `link/libstdc++.so` is a linker
+            // script that names its static archive, found first on this path (the same symbol
+            // lookups as above; only this executable, so a test binary keeps the one libstdc++
+            // its dynamic Swift runtime loads).
+            linkerSettings: [.unsafeFlags(["-L\(Context.packageDirectory)/link"], .when(platforms: [.linux]))]),
         // The HTTP layer alone, against nginx (bench/wire.py); not part of eddy.
         .executableTarget(name: "wirebench", dependencies: ["EddyLoop", "EddyCore"]),
-        .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore"]),
-        .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore"]),
+        // Helpers the test targets share (a seeded generator); not part of eddy.
+        .target(name: "EddyTestSupport", path: "Tests/EddyTestSupport"),
+        .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore", "EddyTestSupport"]),
+        .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore", "EddyTestSupport"]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
         .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyDownloads", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
+        // `eddy serve`'s fast argument path against ArgumentParser (the executable target, tested).
+        .testTarget(name: "EddyCommandTests", dependencies: ["eddy", "EddyTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

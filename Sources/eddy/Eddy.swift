@@ -16,16 +16,24 @@ struct Eddy: ParsableCommand {
         defaultSubcommand: Serve.self
     )
 
-    /// `eddy serve ...` (how the service, `scripts/run` and the benchmarks start it) parses
-    /// `Serve` alone: building the whole command tree first (every subcommand's options, found by
-    /// reflection and protocol-conformance lookups) took most of eddy's start-up to its first
-    /// answer (issue 33, measured with perf). Anything `Serve` alone can not parse (help, an error)
-    /// goes through the whole tree, so its messages are the usual ones.
+    /// `eddy serve ...` (how the service, `scripts/run` and the benchmarks start it) is read by
+    /// `ServeFastPath` when it can be, else by ArgumentParser with `Serve` alone: building the
+    /// whole command tree first (every subcommand's options, found by reflection and
+    /// protocol-conformance lookups) took most of eddy's start-up to its first answer (issue 33,
+    /// measured with perf). Anything `Serve` alone can not parse (help, an error) goes through the
+    /// whole tree, so its messages are the usual ones.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard arguments.first == "serve", let serve = try? Serve.parse(Array(arguments.dropFirst())) else {
+        guard arguments.first == "serve" else { return main(nil) }
+        let rest = Array(arguments.dropFirst())
+        let options: ServeOptions
+        if let fast = ServeFastPath.parse(rest), (try? fast.validate()) != nil {
+            options = fast
+        } else if let serve = try? Serve.parse(rest) {
+            options = serve.options
+        } else {
             return main(nil)
         }
-        do { try serve.run() } catch { exit(withError: error) }
+        do { try options.run() } catch { exit(withError: error) }
     }
 }

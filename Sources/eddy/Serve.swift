@@ -1,9 +1,4 @@
 import ArgumentParser
-import EddyCore
-import EddyLoop
-import EddyProxy
-import Foundation
-import Logging
 
 extension Eddy {
     /// `eddy serve`: run the proxy.
@@ -110,119 +105,20 @@ extension Eddy {
         @Option(name: .long, help: "Access log lines: combined, or json (adds the cache key and the upstream time). (default: combined)")
         var accessLogFormat: String?
 
-        func validate() throws {
-            if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
-            if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
-            if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
-            if let logFormat, !["text", "json"].contains(logFormat) { throw ValidationError("--log-format is text or json") }
-            if let accessLogFormat, AccessLog.Format(rawValue: accessLogFormat) == nil {
-                throw ValidationError("--access-log-format is combined or json")
-            }
-            for (name, v) in [("--header-timeout", headerTimeout), ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout),
-                              ("--max-upstream-per-host", maxUpstreamPerHost)] {
-                if let v, v < 1 { throw ValidationError("\(name) must be at least 1") }
-            }
-            if let offlineWait, !(offlineWait > 0 && offlineWait <= 60) { throw ValidationError("--offline-wait is seconds above 0, at most 60") }
-            if let downloadRateLimit, ByteSize.parse(downloadRateLimit) == nil {
-                throw ValidationError("--download-rate-limit is bytes a second like 4M or 500K (0: no limit)")
-            }
-            if let workers, workers != "auto", Int(workers).map({ (1...256).contains($0) }) != true {
-                throw ValidationError("--workers is auto or a number from 1 to 256")
-            }
-            for o in origin { _ = try wrap { try ConfigFile.route(spec: o) } }
-            for p in allowHost { _ = try wrap { try ConfigFile.hostPattern(p) } }
+        /// The decoded values, for `ServeOptions`' checks and start.
+        var options: ServeOptions {
+            ServeOptions(config: config, listen: listen, cacheDir: cacheDir, origin: origin, allowHost: allowHost,
+                         adminHost: adminHost, parent: parent, child: child, name: name, maxSize: maxSize,
+                         memoryCache: memoryCache, accessLog: accessLog, defaultTtl: defaultTtl, admin: admin,
+                         adminToken: adminToken, prefetchSegments: prefetchSegments, cacheKeys: cacheKeys,
+                         earlyHints: earlyHints, headerTimeout: headerTimeout, connectTimeout: connectTimeout,
+                         stallTimeout: stallTimeout, offlineWait: offlineWait, downloadRateLimit: downloadRateLimit,
+                         maxUpstreamPerHost: maxUpstreamPerHost, caFile: caFile, workers: workers, logLevel: logLevel,
+                         logFormat: logFormat, accessLogFormat: accessLogFormat)
         }
 
-        private func wrap<T>(_ f: () throws -> T) throws -> T {
-            do { return try f() } catch { throw ValidationError("\(error)") }
-        }
+        func validate() throws { try options.validate() }
 
-        func resolvedConfig() throws -> ProxyConfig {
-            var c = ProxyConfig()
-            if let config { c = try wrap { try ConfigFile.load(path: config, into: c) } }
-            if let listen { (c.listenHost, c.listenPort) = try ConfigFile.parseListen(listen) }
-            if let cacheDir { c.cacheDir = cacheDir }
-            if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
-            if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
-            if !adminHost.isEmpty { c.adminHosts += adminHost }
-            for t in child {
-                guard let r = AddressRange(t) else { throw ValidationError("--child: '\(t)' is not an address or CIDR") }
-                c.children.append(r)
-            }
-            if !parent.isEmpty { c.parents = try parent.map { p in try wrap { try ConfigFile.parent(p) } } }
-            if let name {
-                guard ConfigFile.isToken(name) else { throw ValidationError("--name: expected a token (letters, digits, -._~ and the like)") }
-                c.name = name
-            }
-            if let maxSize { c.maxSize = ByteSize.parse(maxSize)! }
-            if let memoryCache { c.memoryCache = ByteSize.parse(memoryCache)! }
-            if let accessLog { c.accessLog = accessLog }
-            if let defaultTtl { c.defaultTTL = defaultTtl }
-            if let admin { c.admin = try ConfigFile.parseListen(admin) }
-            // getenv, not ProcessInfo, which copies the whole environment (start-up, issue 33).
-            if let t = adminToken ?? getenv("EDDY_ADMIN_TOKEN").map({ String(cString: $0) }), !t.isEmpty { c.adminToken = t }
-            if let logLevel { c.logLevel = logLevel }
-            if let logFormat { c.logFormat = logFormat }
-            if let accessLogFormat { c.accessLogFormat = AccessLog.Format(rawValue: accessLogFormat)! }
-            if let caFile { c.upstreamTimeouts.caFile = caFile }
-            if let prefetchSegments { c.prefetchSegments = prefetchSegments }
-            if let headerTimeout { c.limits.headerTimeout = headerTimeout }
-            if let connectTimeout { c.upstreamTimeouts.connect = connectTimeout }
-            if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }
-            if let offlineWait { c.offlineWait = offlineWait }
-            if let downloadRateLimit { c.downloadRateLimit = ByteSize.parse(downloadRateLimit) ?? 0 }
-            if let maxUpstreamPerHost { c.maxUpstreamPerHost = maxUpstreamPerHost }
-            if cacheKeys { c.cacheKeys = true }
-            if earlyHints { c.earlyHints = true }
-            if let workers { c.workers = workers == "auto" ? 0 : Int(workers)! }
-            if c.name == "eddy" && !c.parents.isEmpty {
-                // In a cluster each node needs its own pseudonym (Via loop detection): the host
-                // and port, unless the config names it.
-                let host = String(ProcessInfo.processInfo.hostName.unicodeScalars.filter { ConfigFile.isToken(String($0)) })
-                c.name = "eddy-\(host.isEmpty ? "host" : host)-\(c.listenPort)"
-            }
-            return c
-        }
-
-        func run() throws {
-            let c = try resolvedConfig()
-            let level = Logger.Level(rawValue: c.logLevel) ?? .info
-            let json = c.logFormat == "json"
-            let shared = SharedLogLevel(level)
-            LoggingSystem.bootstrap { label in
-                if json { return SharedLevelHandler(inner: JSONLogHandler(label: label, level: .trace), shared: shared) }
-                return SharedLevelHandler(inner: StreamLogHandler.standardError(label: label), shared: shared)
-            }
-            let logger = Logger(label: "eddy")
-            do {
-                let proxy = try Proxy(config: c, logger: logger)
-                // SIGHUP reads the same file and flags again (the flags still win).
-                proxy.reloadConfig = { try resolvedConfig() }
-                proxy.reloaded = { new in
-                    if let l = Logger.Level(rawValue: new.logLevel) { shared.level = l }
-                }
-                // libcurl opens once eddy listens (CurlLibrary), and a moment later: a hit needs none,
-                // and the first answers do not share the CPU with its forty libraries. On two cores,
-                // opening it at once took a core from the loops just as the first request came (the
-                // first hit on a worker loop waited 4-5 ms for the scheduler: 12 ms against 8.5 with
-                // one loop). A transfer that comes sooner opens it itself (`require`).
-                CurlLibrary.preload(after: 0.05) { failure in
-                    guard let failure else { return }
-                    logger.critical("cannot open libcurl: no upstream fetch is possible", metadata: ["error": "\(failure)"])
-                    Foundation.exit(69) // EX_UNAVAILABLE
-                }
-                proxy.run()
-                // Everything is committed and flushed. Exit here rather than tear the proxy
-                // down: Swift releases its properties in no promised order, and an event_base
-                // freed before one of its events makes event_free take a freed lock (with
-                // libevent's threading on, a release build hung there after SIGTERM). A libcurl
-                // still opening in the background is waited for first (`CurlLibrary.settle`).
-                CurlLibrary.settle()
-                Foundation.exit(0)
-            } catch {
-                logger.critical("cannot start", metadata: ["error": "\(error)"])
-                throw ExitCode(1)
-            }
-        }
+        func run() throws { try options.run() }
     }
 }

@@ -1,4 +1,5 @@
 import EddyCore
+import EddyTestSupport
 import XCTest
 
 final class ByteRangeSetTests: XCTestCase {
@@ -271,18 +272,6 @@ final class ByteRangeSetTests: XCTestCase {
 
     // MARK: randomized model check
 
-    /// A deterministic generator (SplitMix64) so failures reproduce.
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private func assertCanonical(_ s: ByteRangeSet, file: StaticString = #filePath, line: UInt = #line) {
         for r in s.ranges { XCTAssertFalse(r.isEmpty, "empty range in \(s)", file: file, line: line) }
         for (a, b) in zip(s.ranges, s.ranges.dropFirst()) {
@@ -291,7 +280,7 @@ final class ByteRangeSetTests: XCTestCase {
     }
 
     func test_insertRemove_randomOperations_matchSetModel() {
-        var rng = SplitMix64(state: 0xEDD1_2024)
+        var rng = SplitMix(state: 0xEDD1_2024)
         let universe = 200
         for _ in 0..<40 {
             var s = ByteRangeSet()

@@ -1,21 +1,11 @@
 import EddyCore
 import EddyHLS
+import EddyTestSupport
 import XCTest
 
 /// Random and hostile input: the parsers must never trap, and the playlist model must always give
 /// back exactly the bytes it was given.
 final class HostileInputTests: XCTestCase {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Text drawn from characters that matter to the parsers, plus random bytes.
     func randomText(_ rng: inout SplitMix, length: Int) -> String {
         let alphabet = Array("#EXT-X-KEY:URI=\"abc\",\r\n\t -=*/bytes0123456789W/?&_HLS_msn%\u{FEFF}é")

@@ -14,9 +14,10 @@ final class ServeFastPathTests: XCTestCase {
         let command = try XCTUnwrap(dump["command"] as? [String: Any])
         var kinds: [String: ServeFastPath.Kind] = [:]
         for argument in try XCTUnwrap(command["arguments"] as? [[String: Any]]) {
-            let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            let entries = argument["names"] as? [[String: Any]] ?? []
+            let names = entries.compactMap { $0["name"] as? String }
             if names.contains("help") { continue } // ArgumentParser's own; the fast path leaves it to it
-            let long = try XCTUnwrap((argument["names"] as? [[String: Any]])?.first { $0["kind"] as? String == "long" }?["name"] as? String,
+            let long = try XCTUnwrap(entries.first { $0["kind"] as? String == "long" }?["name"] as? String,
                                      "every option of serve has a long name: \(names)")
             XCTAssertEqual(names, [long], "a short name or alias would need the fast path to know it")
             switch argument["kind"] as? String {

@@ -44,4 +44,19 @@ final class HitSnapshotsPlanTests: XCTestCase {
         h.set("If-Range", "\"v1\"")
         XCTAssertFalse(HitSnapshots.eligible(method: "GET", headers: h))
     }
+
+    /// A partly stored resource (a player's seek into a large file): a span within what is
+    /// stored is answered; a span reaching past it, the whole body and a suffix it lacks go home.
+    func testAPartlyStoredBodyAnswersOnlySpansWithinItsStoredBytes() {
+        let stored = ByteRangeSet([100..<200, 500..<1000])
+        XCTAssertEqual(HitSnapshots.plan(range: "bytes=100-199", length: 1000, stored: stored)?.pieces, [.resource(100..<200)])
+        XCTAssertEqual(HitSnapshots.plan(range: "bytes=-100", length: 1000, stored: stored)?.pieces, [.resource(900..<1000)])
+        XCTAssertEqual(HitSnapshots.plan(range: "bytes=600-", length: 1000, stored: stored)?.status, 206)
+        XCTAssertNil(HitSnapshots.plan(range: "bytes=150-250", length: 1000, stored: stored))
+        XCTAssertNil(HitSnapshots.plan(range: "bytes=199-500", length: 1000, stored: stored))
+        XCTAssertNil(HitSnapshots.plan(range: "bytes=-901", length: 1000, stored: stored))
+        XCTAssertNil(HitSnapshots.plan(range: nil, length: 1000, stored: stored))
+        XCTAssertNil(HitSnapshots.plan(range: "items=0-9", length: 1000, stored: stored), "ignored Range: the whole body")
+        XCTAssertNil(HitSnapshots.plan(range: "bytes=0-9", length: 1000, stored: ByteRangeSet()))
+    }
 }

@@ -302,6 +302,46 @@ def test_large_hits_and_ranges_are_answered_on_the_loop_that_took_them(origins, 
         assert e.stop() == 0
 
 
+def test_a_partly_stored_resource_answers_its_stored_spans_on_any_loop(origins, tmp_path, eight):
+    """A player's seek into a large file leaves it partly stored. A span within the stored bytes is
+    answered from the snapshot on whichever loop took it, as the home loop answers it (206, the
+    bytes, no origin request); a span reaching into a hole, and the whole body, go home and are
+    filled from the origin, with the right bytes."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, extra=["--workers", "2"])
+    try:
+        n, lo, hi = len(eight), 4 * MiB, 4 * MiB + 300_000
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-%d" % (lo, hi)})
+        assert r.status == 206 and r.body == eight[lo:hi + 1]
+        wait_for(lambda: not e.fills(), 10, what="the range's fill to end")
+        got = request(e.admin, "/api/resources/" + urllib.parse.quote("/n/eight.bin", safe=""))
+        assert got.status == 200, got.body
+        j = json.loads(got.body)
+        assert j["complete"] is False and j["holes"][-1][1] == n, j
+        a, b = next((a, b) for a, b in j["ranges"] if a <= lo and hi < b)
+        before, snap0, t0 = len(ng.requests()), e.metrics()["eddy_snapshot_hits_total"], time.monotonic()
+        for i in range(30):  # a connection each: both loops answer
+            x = a + (i * 104_729) % (b - a - 16384)
+            r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-%d" % (x, x + 16383)})
+            assert r.status == 206 and r.body == eight[x:x + 16384], i
+            assert r.h("content-range") == "bytes %d-%d/%d" % (x, x + 16383, n)
+            assert r.h("cache-status").startswith("eddy; hit; ttl="), r.h("cache-status")
+        # As for a complete resource: at most one request per second (and one per loop) went home.
+        snap1 = e.metrics()["eddy_snapshot_hits_total"]
+        assert snap1 - snap0 >= max(5, 30 - int(time.monotonic() - t0) - 3), (snap0, snap1)
+        assert len(ng.requests()) == before, "all of it from the cache"
+        # Into the hole after the stored bytes: home, and the origin fills it.
+        r = request(e.port, "/n/eight.bin", {"Range": "bytes=%d-%d" % (b - 100, b + 100)})
+        assert r.status == 206 and r.body == eight[b - 100:b + 101]
+        assert len(ng.requests()) > before
+        # The whole body: home, every byte.
+        r = request(e.port, "/n/eight.bin")
+        assert r.status == 200 and sha(r.body) == sha(eight)
+        assert e.metrics()["eddy_snapshot_hits_total"] == snap1, "neither from a snapshot"
+    finally:
+        assert e.stop() == 0
+
+
 def _send_get(port, path, headers=""):
     """A connection that asks for `path` and reads nothing yet (a small receive buffer)."""
     s = socket.create_connection(("127.0.0.1", port))

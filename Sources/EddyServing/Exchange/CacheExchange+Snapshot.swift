@@ -7,16 +7,18 @@ extension CacheExchange {
     /// Publishes a plain hit for any loop to answer the same request-target from (`HitSnapshots`):
     /// only when the answer depends on nothing but the target, the Range and the clock, so that
     /// the copy is the same response as this one. `bytes`: the memory tier's copy of the whole
-    /// body; nil publishes the data file instead (a complete version, every byte verified).
+    /// body; nil publishes the data file instead (every stored byte verified), with the ranges
+    /// stored now when the version is not complete: the snapshot answers spans within them.
     /// `status` and `headers` are this response's: a 200, or a 206 of one span, with the stored fields.
     func publishHit(_ r: CachedResource, status: Int, headers: HeaderBlock, bytes: SharedBytes?) {
         // One piece with a 200 or 206: the whole body or one span, as `HitSnapshots.plan` answers.
         guard let snapshots = snapshotsForPlainHit(fields: headers.headers), status == 200 || status == 206, pieces.count == 1,
-              !chunked, let length = r.meta.length, r.meta.status == 200, r.isComplete, let ttl = cacheStatus.ttl, ttl > 0,
+              !chunked, let length = r.meta.length, r.meta.status == 200, let ttl = cacheStatus.ttl, ttl > 0,
               !services.playlists.isPlaylist(r, url: url, coordinator: coordinator(of: r)), !services.playlists.isKey(url)
         else { return }
         let body: HitSnapshots.Body
-        if let bytes, bytes.count == length {
+        let complete = r.isComplete
+        if let bytes, bytes.count == length, complete {
             body = .bytes(bytes)
         } else {
             // Bytes read back from the index are served only once checked (see CacheStore.verify).
@@ -26,7 +28,7 @@ extension CacheExchange {
         }
         let now = services.loop.wallClock()
         snapshots.publish(target: request.uri, key: key, headers: headers, body: body, length: length,
-                          storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt))
+                          stored: complete ? nil : r.confirmed, storedAt: r.meta.storedAt, lifetime: ttl + (now - r.meta.storedAt))
     }
 
     /// Publishes a plain hit on a playlist as sent: rewritten for this request-target's URL form

@@ -7,11 +7,14 @@ import Glibc
 /// Plain fresh hits answered without an exchange: on the worker loop that took the request, with
 /// no crossing to the home loop, and on the main loop without the exchange's machinery.
 ///
-/// When the home loop answers a plain GET wholly from a complete stored 200 (fresh, not varying,
-/// not a playlist or a key, for a request with no conditional or Cache-Control, and a Range of
-/// one span at most), it publishes what the answer depends on under the request-target: the
-/// stored fields, the body (the memory tier's shared bytes, or a descriptor of its own for the
-/// data file), and what Age and Cache-Status's ttl are computed from. A later request for the same
+/// When the home loop answers a plain GET wholly from a stored 200 (fresh, not varying, not a
+/// playlist or a key, for a request with no conditional or Cache-Control, and a Range of one span
+/// at most), it publishes what the answer depends on under the request-target: the stored fields,
+/// the body (the memory tier's shared bytes, or a descriptor of its own for the data file), which
+/// of its bytes are stored, and what Age and Cache-Status's ttl are computed from. A resource
+/// still partly stored (a player's seek into a large file) is published too, with the ranges
+/// stored then: a span within them is answered here, anything else goes home. Those ranges only
+/// grow until the version loses bytes, and then its entries go (`bytesDropped`). A later request for the same
 /// target is answered from here exactly as the exchange would: the same `ResponsePlan` turns its
 /// Range into a 200 or a 206 (multipart and unsatisfiable ranges go home). The hit is reported
 /// home afterwards (metrics, access log, LRU, HLS prefetch). The plain small hit was 0.76 to 0.90
@@ -38,6 +41,8 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
         let body: Body
         /// The representation's length: the body is bytes 0..<length.
         let length: Int
+        /// The bytes of the body stored when the entry was published; nil when all of them are.
+        let stored: ByteRangeSet?
         let storedAt: Int
         /// Freshness lifetime: ttl = lifetime - (now - storedAt), as `ResourceCoordinator.ttl`.
         let lifetime: Int
@@ -91,19 +96,24 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
         method == "GET" && !homeFields.contains { headers[$0] != nil }
     }
 
-    /// What an entry of `length` bytes answers to a request with `range` (the Range field): a 200
-    /// or a single-span 206, as `CacheExchange.respond` plans it; nil for what goes home.
-    static func plan(range: String?, length: Int) -> ResponsePlan? {
+    /// What an entry of `length` bytes, of which `stored` are on disk (nil: all), answers to a
+    /// request with `range` (the Range field): a 200 or a single-span 206, as
+    /// `CacheExchange.respond` plans it; nil for what goes home (a span not wholly stored, which
+    /// the exchange fetches).
+    static func plan(range: String?, length: Int, stored: ByteRangeSet? = nil) -> ResponsePlan? {
         let p = ResponsePlan.make(RangePlan.make(RangeHeader.parse(range), length: length), length: length,
                                   contentType: nil, boundary: "")
-        return p.status == 416 || p.isMultipart ? nil : p
+        guard p.status != 416, !p.isMultipart else { return nil }
+        if let stored, case let .resource(span)? = p.pieces.first, !stored.contains(span) { return nil }
+        return p
     }
 
     /// Home loop: publishes what a hit on `target` sent (the whole representation's `body`), to be
     /// used until `until` (monotonic) at the latest. `servesRanges` and `reportsTTL`: see `Entry`.
-    func publish(target: String, key: String, headers: HeaderBlock, body: Body, length: Int, storedAt: Int, lifetime: Int,
-                 servesRanges: Bool = true, reportsTTL: Bool = true, until: Double = .infinity) {
-        let e = Entry(key: key, headers: headers, body: body, length: length, storedAt: storedAt, lifetime: lifetime,
+    /// `stored`: the bytes of the body on disk now, when not all of them are (a file body only).
+    func publish(target: String, key: String, headers: HeaderBlock, body: Body, length: Int, stored: ByteRangeSet? = nil,
+                 storedAt: Int, lifetime: Int, servesRanges: Bool = true, reportsTTL: Bool = true, until: Double = .infinity) {
+        let e = Entry(key: key, headers: headers, body: body, length: length, stored: stored, storedAt: storedAt, lifetime: lifetime,
                       expires: min(until, EventLoop.monotonic() + HitSnapshots.lifetime), servesRanges: servesRanges,
                       reportsTTL: reportsTTL)
         let limit = maxFileEntries
@@ -148,9 +158,11 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
         extra.add("Age", String(max(0, now - e.storedAt)))
         var span = 0..<e.length, status = 200
         if range == nil {
+            guard e.stored == nil else { return nil } // the whole body of a partly stored resource: home fills it
             extra.add("Content-Length", String(e.length))
         } else {
-            guard let plan = HitSnapshots.plan(range: range, length: e.length), case let .resource(r)? = plan.pieces.first else { return nil }
+            guard let plan = HitSnapshots.plan(range: range, length: e.length, stored: e.stored),
+                  case let .resource(r)? = plan.pieces.first else { return nil }
             for (n, v) in plan.bodyFields { extra.add(n, v) }
             (span, status) = (r, plan.status)
         }

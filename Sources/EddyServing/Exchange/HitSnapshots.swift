@@ -157,10 +157,9 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
         var extra = HTTPHeaders(capacity: 4)
         extra.add("Age", String(max(0, now - e.storedAt)))
         var span = 0..<e.length, status = 200
-        if range == nil {
-            guard e.stored == nil else { return nil } // the whole body of a partly stored resource: home fills it
+        if range == nil && e.stored == nil {
             extra.add("Content-Length", String(e.length))
-        } else {
+        } else { // `plan` also sends home the whole body of a partly stored resource
             guard let plan = HitSnapshots.plan(range: range, length: e.length, stored: e.stored),
                   case let .resource(r)? = plan.pieces.first else { return nil }
             for (n, v) in plan.bodyFields { extra.add(n, v) }

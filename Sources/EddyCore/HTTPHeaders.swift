@@ -38,12 +38,12 @@ public struct HTTPHeaders: Equatable, Sendable, Sequence {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
-    /// All values of `name` joined with ", " (RFC 9110 section 5.3), nil when absent.
     /// Every value of the field `name`, one per line, in order.
     public func values(_ name: String) -> [String] {
         fields.compactMap { $0.name.caseInsensitiveEquals(name) ? $0.value : nil }
     }
 
+    /// All values of `name` joined with ", " (RFC 9110 section 5.3), nil when absent.
     public func combined(_ name: String) -> String? {
         let v = fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
         return v.isEmpty ? nil : v.joined(separator: ", ")
@@ -53,16 +53,25 @@ public struct HTTPHeaders: Equatable, Sendable, Sequence {
 }
 
 extension String {
-    /// ASCII case-insensitive equality without allocating.
+    /// ASCII case-insensitive equality without allocating. Native strings are compared through
+    /// their contiguous UTF-8 (a header lookup runs it for every field of a request, and the
+    /// generic `zip` over two UTF8Views was a visible share of a small hit's time).
     @inlinable
     public func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = (x >= 65 && x <= 90) ? x + 32 : x
-            let ly = (y >= 65 && y <= 90) ? y + 32 : y
-            if lx != ly { return false }
+        let fast = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where x[i] != y[i] && String.asciiLower(x[i]) != String.asciiLower(y[i]) { return false }
+                return true
+            }
         }
+        if let fast, let equal = fast { return equal }
+        for (x, y) in zip(a, b) where x != y && String.asciiLower(x) != String.asciiLower(y) { return false }
         return true
     }
+
+    /// `c` with A-Z folded to a-z; every other byte as it is.
+    @inlinable
+    static func asciiLower(_ c: UInt8) -> UInt8 { (c >= 65 && c <= 90) ? c + 32 : c }
 }

@@ -29,7 +29,15 @@ public struct ResponseHead: Equatable, Sendable {
     /// dropped, never written (response splitting); so are framing fields eddy must own.
     public init(status: Int, reason: String, method: String, minor: Int, requestKeepAlive: Bool,
                 fields: [HTTPHeaders], prebuilt: String = "", prebuiltHasDate: Bool = false, bodyLength: Int?, date: String) {
-        var text = (minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ") + String(status) + " " + reason + "\r\n"
+        // One allocation for the whole head: the status line, the prebuilt text, and room for the
+        // fields a hit adds (Age, Content-Range, Content-Length, Cache-Status, Date).
+        var text = ""
+        text.reserveCapacity(prebuilt.utf8.count + fields.reduce(0) { $0 + 48 * $1.fields.count } + 128)
+        text += minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 "
+        text += String(status)
+        text += " "
+        text += reason
+        text += "\r\n"
         text += prebuilt
         var length: Int?, close = false, hasDate = prebuiltHasDate
         for list in fields {

@@ -49,4 +49,16 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertTrue("".caseInsensitiveEquals(""))
         XCTAssertFalse("[".caseInsensitiveEquals("{"))
     }
+
+    /// Only A-Z fold: bytes 0x20 apart that are not letters, and non-ASCII letters, differ. Long
+    /// (heap) strings and short (inline) ones take the same contiguous path.
+    func test_caseInsensitiveEquals_foldsOnlyASCIILetters_atAnyLength() {
+        XCTAssertFalse("@".caseInsensitiveEquals("`"))
+        XCTAssertFalse("É".caseInsensitiveEquals("é"))
+        XCTAssertTrue("É".caseInsensitiveEquals("É"))
+        let long = String(repeating: "Access-Control-Allow-Origin-", count: 8)
+        XCTAssertTrue(long.caseInsensitiveEquals(long.uppercased()))
+        XCTAssertFalse(long.caseInsensitiveEquals(String(long.dropLast()) + "_"))
+        XCTAssertTrue(String(long.prefix(12)).caseInsensitiveEquals("access-contr"))
+    }
 }

@@ -174,9 +174,13 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
             outcome.fromMemory = true
             request.sendShared(status: status, headers: e.headers, extra: extra, bytes: b, offset: span.lowerBound, length: span.count)
         case let .file(d):
+            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
+            if span.count <= ServerRequest.copyThreshold {
+                // Read into the reply now: nothing reads the file once this returns.
+                return request.sendFile(status: status, headers: e.headers, extra: extra, span: file) ? outcome : nil
+            }
             // The segment takes a descriptor of its own, so `d` may close once this returns. Until
             // the file is no longer read for this response, eviction must not punch its blocks.
-            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
             let key = e.key
             sending.withLock { $0[key, default: 0] += 1 }
             let sent = { [sending] in
@@ -222,3 +226,4 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
 
     package func resourceRemoved(_ resource: CachedResource, bytes: Int) { revoke(key: resource.key) }
 }
+

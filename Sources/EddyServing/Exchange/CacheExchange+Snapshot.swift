@@ -22,7 +22,7 @@ extension CacheExchange {
             body = .bytes(bytes)
         } else {
             // Bytes read back from the index are served only once checked (see CacheStore.verify).
-            guard r.unverified.isEmpty, snapshots.wantsFile(for: request.uri),
+            guard r.unverified.isEmpty, snapshots.wantsFile(for: request.uri, stored: complete ? nil : r.confirmed),
                   let d = SharedDescriptor(duplicating: r.fd) else { return }
             body = .file(d)
         }

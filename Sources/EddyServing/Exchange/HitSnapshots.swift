@@ -128,14 +128,17 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
         }
     }
 
-    /// True when a file entry for `target` may be published now (one is not already there, and
-    /// there is room): the home loop asks before it duplicates a descriptor.
-    func wantsFile(for target: String) -> Bool {
+    /// True when a file entry for `target`, with `stored` the bytes on disk now (nil: all), may be
+    /// published now (none is there, or the one there is stale, and there is room): the home loop
+    /// asks before it duplicates a descriptor.
+    func wantsFile(for target: String, stored: ByteRangeSet? = nil) -> Bool {
         let limit = maxFileEntries, now = EventLoop.monotonic()
         return table.withLock { t in
             // An expired entry the sweep has not removed yet is replaced (it would otherwise send
-            // every request home until the sweep: a third of them, measured).
-            if let e = t.byTarget[target] { return e.expires <= now }
+            // every request home until the sweep: a third of them, measured). So is one of a
+            // resource that has stored more since: a span fetched after it was published (a
+            // player's next seek) would otherwise go home until it expired.
+            if let e = t.byTarget[target] { return e.expires <= now || (e.stored != nil && e.stored != stored) }
             return t.fileEntries < limit
         }
     }

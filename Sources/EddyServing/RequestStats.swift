@@ -7,8 +7,7 @@ import EddyCore
 package final class RequestStats: @unchecked Sendable {
     private struct State {
         var rolling = RollingStats()
-        // Three fields rather than a dictionary: no hashing of the kind under the mutex.
-        var hit = Histogram(), miss = Histogram(), partial = Histogram()
+        var firstByte: [String: Histogram] = ["hit": Histogram(), "miss": Histogram(), "partial": Histogram()]
     }
     private let state = Locked(State())
 
@@ -19,13 +18,7 @@ package final class RequestStats: @unchecked Sendable {
     func record(kind: String, now: Int, bytesServed: Int, bytesFromCache: Int, firstByte: Double?) {
         state.withLock { s in
             s.rolling.record(now: now, hit: kind == "hit", bytesServed: bytesServed, bytesFromCache: bytesFromCache)
-            guard let firstByte else { return }
-            switch kind {
-            case "hit": s.hit.observe(firstByte)
-            case "miss": s.miss.observe(firstByte)
-            case "partial": s.partial.observe(firstByte)
-            default: break
-            }
+            if let firstByte { s.firstByte[kind]?.observe(firstByte) }
         }
     }
 
@@ -33,5 +26,5 @@ package final class RequestStats: @unchecked Sendable {
     package var rolling: RollingStats { state.withLock { $0.rolling } }
 
     /// The first-byte histograms as they are now, by kind.
-    package var firstByte: [String: Histogram] { state.withLock { ["hit": $0.hit, "miss": $0.miss, "partial": $0.partial] } }
+    package var firstByte: [String: Histogram] { state.withLock { $0.firstByte } }
 }

@@ -23,7 +23,7 @@ final class HitSnapshotsTableTests: XCTestCase {
         XCTAssertFalse(s.wantsFile(for: "/f.bin", stored: ByteRangeSet([0..<100])), "nothing new: the entry stays")
         XCTAssertTrue(s.wantsFile(for: "/f.bin", stored: ByteRangeSet([0..<100, 500..<600])), "a span stored since")
         XCTAssertTrue(s.wantsFile(for: "/f.bin", stored: nil), "complete since")
-        XCTAssertTrue(s.wantsFile(for: "/other.bin"), "another target, room left")
+        XCTAssertTrue(s.wantsFile(for: "/other.bin", stored: nil), "another target, room left")
     }
 
     func testAnEntryOfACompleteFileStaysUntilItExpires() throws {

@@ -131,7 +131,7 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
     /// True when a file entry for `target`, with `stored` the bytes on disk now (nil: all), may be
     /// published now (none is there, or the one there is stale, and there is room): the home loop
     /// asks before it duplicates a descriptor.
-    func wantsFile(for target: String, stored: ByteRangeSet? = nil) -> Bool {
+    func wantsFile(for target: String, stored: ByteRangeSet?) -> Bool {
         let limit = maxFileEntries, now = EventLoop.monotonic()
         return table.withLock { t in
             // An expired entry the sweep has not removed yet is replaced (it would otherwise send
@@ -177,13 +177,9 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
             outcome.fromMemory = true
             request.sendShared(status: status, headers: e.headers, extra: extra, bytes: b, offset: span.lowerBound, length: span.count)
         case let .file(d):
-            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
-            if span.count <= ServerRequest.copyThreshold {
-                // Read into the reply now: nothing reads the file once this returns.
-                return request.sendFile(status: status, headers: e.headers, extra: extra, span: file) ? outcome : nil
-            }
             // The segment takes a descriptor of its own, so `d` may close once this returns. Until
             // the file is no longer read for this response, eviction must not punch its blocks.
+            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
             let key = e.key
             sending.withLock { $0[key, default: 0] += 1 }
             let sent = { [sending] in
@@ -229,4 +225,3 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
 
     package func resourceRemoved(_ resource: CachedResource, bytes: Int) { revoke(key: resource.key) }
 }
-

@@ -10,37 +10,23 @@ this says whether a change made a request cheaper where requests/s alone is with
 server's CPU is the utime+stime of all its threads (all nginx processes) read from /proc
 before and after each run. Prints each run, then medians: requests/s and µs of CPU a request.
 """
-import argparse, os, random, re, shutil, statistics, subprocess, sys, tempfile
+import argparse, os, random, shutil, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import MiB, Eddy, Origin, Peer, get  # noqa: E402
-
-
-class Named(Eddy):
-    def __init__(self, base, origin, binary, name, workers):
-        self.name = name
-        Eddy.__init__(self, os.path.join(base, name), origin, binary, workers=workers)
+from ab import Named  # noqa: E402
+from bench import MiB, Origin, Peer, get, wrk  # noqa: E402
+from threads import ticks  # noqa: E402
 
 
 def cpu_seconds(pids):
-    ticks = 0
-    for pid in pids:
-        for tid in os.listdir("/proc/%d/task" % pid):
-            try:
-                f = open("/proc/%d/task/%s/stat" % (pid, tid)).read().rsplit(")", 1)[1].split()
-            except FileNotFoundError:
-                continue  # a thread that ended meanwhile
-            ticks += int(f[11]) + int(f[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return sum(t for pid in pids for _, t in ticks(pid).values()) / os.sysconf("SC_CLK_TCK")
 
 
 def run(server, path, headers, conns, seconds):
+    """requests/s, and CPU µs a request (wrk's rate over the nominal seconds it ran)."""
     c0 = cpu_seconds(server.pids())
-    out = subprocess.run(["wrk", "-t2", "-c%d" % conns, "-d%ds" % seconds] + headers + ["http://127.0.0.1:%d%s" % (server.port, path)],
-                         capture_output=True, text=True, timeout=seconds + 30).stdout
-    used = cpu_seconds(server.pids()) - c0
-    done = int(re.search(r"(\d+) requests in", out).group(1))
-    return done / seconds, used / done * 1e6
+    rps = wrk(server.port, path, conns, seconds, headers)[0]
+    return rps, (cpu_seconds(server.pids()) - c0) / (rps * seconds) * 1e6
 
 
 def main():
@@ -62,7 +48,7 @@ def main():
     servers = [Named(base, origin, a.a, "A", a.workers)] + ([Named(base, origin, a.b, "B", a.workers)] if a.b else [])
     servers.append(Peer(base, origin, workers=a.workers))
     span = "bytes=%d-%d" % (20 * MiB, 20 * MiB + 16383)
-    kinds = [("hit", "/o16k.bin", []), ("range", "/o64m.bin", ["-H", "Range: " + span])]
+    kinds = [("hit", "/o16k.bin", None), ("range", "/o64m.bin", {"Range": span})]
     results = {}
     try:
         for s in servers:

@@ -20,7 +20,10 @@ def ticks(pid):
     """utime + stime of each thread of `pid`, by thread id: (name, ticks)."""
     out = {}
     for tid in os.listdir("/proc/%d/task" % pid):
-        st = open("/proc/%d/task/%s/stat" % (pid, tid)).read()
+        try:
+            st = open("/proc/%d/task/%s/stat" % (pid, tid)).read()
+        except FileNotFoundError:
+            continue  # a thread that ended meanwhile
         name = st[st.index("(") + 1:st.rindex(")")]
         f = st[st.rindex(")") + 2:].split()
         out[tid] = (name, int(f[11]) + int(f[12]))

@@ -122,6 +122,20 @@ final class ExchangeStateMachineTests: XCTestCase {
                        .fail(status: 502, reason: "upstream: reset"))
     }
 
+    func test_aFailedValidationBeforeTheHead_forAChild_is502Or504_soItAsksItsNextParent() {
+        for (timeout, status) in [(false, 502), (true, 504)] {
+            var m = ExchangeStateMachine()
+            m.lookedUp(.hit)
+            XCTAssertTrue(m.shouldValidateBeforeHead(isHead: false, hasValidator: true, storeBroken: false, fillStreaming: false))
+            XCTAssertEqual(m.headFailed("refused", timeout: timeout, staleServable: true, storedStillCurrent: true, askedByChild: true),
+                           .fail(status: status, reason: "upstream: refused"))
+        }
+        var unvalidated = ExchangeStateMachine()
+        unvalidated.lookedUp(.revalidate)
+        XCTAssertEqual(unvalidated.headFailed("refused", timeout: false, staleServable: false, storedStillCurrent: true, askedByChild: true),
+                       .fail(status: 502, reason: "upstream: refused"))
+    }
+
     func test_validationBeforeTheHead_isSkippedWhereItCanNotHelp() {
         var head = ExchangeStateMachine()
         XCTAssertFalse(head.shouldValidateBeforeHead(isHead: true, hasValidator: true, storeBroken: false, fillStreaming: false))

@@ -124,6 +124,15 @@ extension CacheExchange {
         return true
     }
 
+    /// Whether `r` holds every byte this request asks for: the spans of its Range, or the whole body.
+    func holdsAsked(_ r: CachedResource) -> Bool {
+        if r.isComplete { return true }
+        guard let length = r.meta.length else { return false }
+        guard case let .bytes(specs)? = RangeHeader.parse(request.headers["Range"]) else { return r.confirmed.contains(0..<length) }
+        let spans = specs.compactMap { $0.resolve(length: length) }
+        return !spans.isEmpty && spans.allSatisfy { r.confirmed.contains($0.range) }
+    }
+
     func coverage() -> Bool {
         guard let r = resource else { return false }
         for case let .resource(range) in pieces where range.upperBound != Int.max && !r.confirmed.contains(range) { return false }

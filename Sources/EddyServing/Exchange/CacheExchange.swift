@@ -152,10 +152,12 @@ final class CacheExchange {
             machine.lookedUp(.revalidate)
             return answerOffline(r)
         }
-        // A child asking for what this node does not hold, from an origin known unreachable, is
-        // told so at once (one probe at a time still goes): it then asks its next parent, which
+        // A child asking for what this node does not hold, or holds only in part without the
+        // bytes asked (a prefetch the origin's end cut short), from an origin known unreachable,
+        // is told so at once (one probe at a time still goes): it then asks its next parent, which
         // may hold a download's copy. Waiting out a black-holed origin on every key would stall it.
-        if stored == nil || (originRequired && role == .none), askedByChild, services.health?.isUnreachable(url) == true,
+        if askedByChild, stored.map({ role == .none && (originRequired || !holdsAsked($0)) }) ?? true,
+           services.health?.isUnreachable(url) == true,
            services.health?.claimProbe(url) != true {
             machine.lookedUp(.discover)
             return fail(504, "origin unreachable")
@@ -257,7 +259,8 @@ final class CacheExchange {
         // The fill asked before the head failed (or was cancelled by a version change): with the
         // stored bytes still current, go on as any response does, with the usual resume policy.
         let current = resource.map { services.cache.lookup(key, now: services.loop.wallClock()) === $0 } ?? false
-        switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, offline: offline, storedStillCurrent: current) {
+        switch machine.headFailed(reason, timeout: timeout, staleServable: staleServable, offline: offline, storedStillCurrent: current,
+                                  askedByChild: askedByChild) {
         case .serveStale, .respondStored:
             // RFC 9111 section 4.2.4: a stale response may be served when the origin cannot be reached.
             if let r = resource { respond(r) }

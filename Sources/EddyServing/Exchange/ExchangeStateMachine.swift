@@ -118,8 +118,10 @@ struct ExchangeStateMachine {
     /// served stale (it does not require revalidation); `offline` when that copy is a download's
     /// (served as a hit whatever its age: it was fetched to be watched without the origin);
     /// `storedStillCurrent` when the resource this response holds is still the stored one.
+    /// `askedByChild`: a child proxy asked, which has other parents to ask for the bytes this
+    /// node could not fetch.
     mutating func headFailed(_ reason: String, timeout: Bool, staleServable: Bool, offline: Bool = false,
-                             storedStillCurrent: Bool) -> HeadFailure {
+                             storedStillCurrent: Bool, askedByChild: Bool = false) -> HeadFailure {
         if (staleServable || offline) && cacheStatus.forward == .stale {
             if offline {
                 servedOffline()
@@ -129,7 +131,11 @@ struct ExchangeStateMachine {
             return .serveStale
         }
         if isStreaming { return .abort(reason) }
-        if validated && storedStillCurrent { return .respondStored }
+        // A validation before the head runs only for bytes this node lacks. A player is served
+        // what is stored, then cut off; a child is told at once (502 or 504), and asks its next
+        // parent, which may hold the whole object (a download's copy). A head it could not fill
+        // would cut off the child's own client, whose retries come back here (issue 32).
+        if validated && storedStillCurrent && !askedByChild { return .respondStored }
         return .fail(status: timeout ? 504 : 502, reason: "upstream: \(reason)")
     }
 

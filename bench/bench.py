@@ -6,6 +6,7 @@ same objects; the table reports both and the ratio eddy/nginx. Every process sta
 stopped by its pid; every load is bounded in time."""
 import argparse, datetime, json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import http.client
+from cells import alternate, median_row
 
 MiB = 1 << 20
 
@@ -172,7 +173,8 @@ def wrk(port, path, conns, seconds, headers=None, script=None):
 
 def hit_rows(both, a, setup):
     """Hits of 16 KiB, 1 MiB and 64 MiB, and 16 KiB ranges of the 64 MiB object stored whole and
-    stored in part, each at 8, 64 and 256 connections, eddy and nginx alternately."""
+    stored in part, each at 8, 64 and 256 connections: each cell `a.rounds` wrk runs of each
+    server, alternately, its row their medians (bench/cells.py)."""
     rows = []
     for obj in ["o16k.bin", "o1m.bin", "o64m.bin"]:
         for s in both:
@@ -180,12 +182,8 @@ def hit_rows(both, a, setup):
                 st, n, _ = get(s.port, "/" + obj)
                 assert st == 200, (s.name, obj, st)
         for conns in ([8, 64] if a.quick else [8, 64, 256]):
-            res = {}
-            for s in both:  # alternate: eddy then nginx, same object and load
-                rps, bps, bad = wrk(s.port, "/" + obj, conns, a.seconds)
-                res[s.name] = (rps, bps, bad)
-            rows.append(("hit throughput %s, %d conns, %s (MB/s)" % (obj, conns, setup), res["eddy"][1] / MiB, res["nginx"][1] / MiB,
-                         "higher is better", (res["eddy"][2], res["nginx"][2])))
+            got = alternate(both, a.rounds, lambda s: wrk(s.port, "/" + obj, conns, a.seconds))
+            rows.append(median_row("hit throughput %s, %d conns, %s (MB/s)" % (obj, conns, setup), got, 1, "higher is better"))
     # What players ask most of a large file: a range. 16 KiB at 20 MiB, of the object stored
     # whole, then of one stored only around it: a player's seek into a large file that plays
     # while it downloads (nginx stores the 1 MiB slice, eddy what it fetched for the range).
@@ -196,12 +194,9 @@ def hit_rows(both, a, setup):
                 st, n, _ = get(s.port, path, span)
                 assert st == 206 and n == 16384, (s.name, path, st, n)
         for conns in ([8, 64] if a.quick else [8, 64, 256]):
-            res = {}
-            for s in both:
-                rps, bps, bad = wrk(s.port, path, conns, a.seconds, span)
-                res[s.name] = (rps, bps, bad)
-            rows.append(("16 KiB range hits of %s, %d conns, %s (requests/s)" % (what, conns, setup), res["eddy"][0], res["nginx"][0],
-                         "higher is better", (res["eddy"][2], res["nginx"][2])))
+            got = alternate(both, a.rounds, lambda s: wrk(s.port, path, conns, a.seconds, span))
+            rows.append(median_row("16 KiB range hits of %s, %d conns, %s (requests/s)" % (what, conns, setup), got, 0,
+                                   "higher is better"))
     return rows
 
 
@@ -209,8 +204,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--eddy", required=True)
     ap.add_argument("--seconds", type=int, default=4)
-    ap.add_argument("--quick", action="store_true", help="fewer connection counts, no 100k start-up test")
+    ap.add_argument("--rounds", type=int, default=3, help="wrk runs of each server per throughput cell (median shown)")
+    ap.add_argument("--quick", action="store_true", help="fewer connection counts, one round, no 100k start-up test")
     a = ap.parse_args()
+    if a.quick:
+        a.rounds = 1
     base = tempfile.mkdtemp(prefix="eddy-bench-")
     rows = []
     origin = Origin(base)
@@ -234,7 +232,7 @@ def main():
                 st, n, t = get(s.port, "/slow/o256m.bin?trial=%d" % trial, {"Range": "bytes=%d-%d" % (200 * MiB + 4321, 200 * MiB + 4321 + 65535)})
                 assert st == 206 and n == 65536, (s.name, st, n)
                 res[s.name] = t
-            rows.append(("cold far-seek TTFB at 200 MiB, trial %d (ms)" % trial, res["eddy"] * 1000, res["nginx"] * 1000, "lower is better", 0))
+            rows.append(("cold far-seek TTFB at 200 MiB, trial %d (ms)" % trial, res["eddy"] * 1000, res["nginx"] * 1000, "lower is better", (0, 0)))
         # 3. Origin bytes / object size with 50 cold concurrent clients (origin throttled to 5 MB/s).
         res = {}
         for s in both:
@@ -251,7 +249,7 @@ def main():
             assert not errs, (s.name, errs[:3])
             time.sleep(0.5)
             res[s.name] = origin.bytes_for(marker) / (16 * MiB)
-        rows.append(("origin bytes / object, 50 cold clients of 16 MiB", res["eddy"], res["nginx"], "lower is better", 0))
+        rows.append(("origin bytes / object, 50 cold clients of 16 MiB", res["eddy"], res["nginx"], "lower is better", (0, 0)))
         # 4. Peak RSS under 1,000 slow streaming clients of a 64 MiB object.
         res = {}
         for s in both:
@@ -276,7 +274,7 @@ def main():
                 c.close()
             res[s.name] = (peak / MiB, broken)
         rows.append(("peak RSS, 1,000 slow clients of 64 MiB (MiB); connections closed early: eddy %d, nginx %d"
-                     % (res["eddy"][1], res["nginx"][1]), res["eddy"][0], res["nginx"][0], "lower is better", 0))
+                     % (res["eddy"][1], res["nginx"][1]), res["eddy"][0], res["nginx"][0], "lower is better", (0, 0)))
         # 5. Start-up time with 100,000 cached resources.
         if not a.quick:
             for s in both:
@@ -299,11 +297,11 @@ def main():
             print("start-up times (ms): " + "; ".join("%s %s" % (n, " ".join("%.1f" % x for x in t)) for n, t in times.items()))
             res = {name: (t[0], sorted(t[1:])[len(t[1:]) // 2], sorted(t)[len(t) // 2]) for name, t in times.items()}
             rows.append(("start-up to first hit with ~100k cached resources, first start after the fill (ms)",
-                         res["eddy"][0], res["nginx"][0], "lower is better", 0))
+                         res["eddy"][0], res["nginx"][0], "lower is better", (0, 0)))
             rows.append(("start-up to first hit with ~100k cached resources, restart, median of 4 (ms)",
-                         res["eddy"][1], res["nginx"][1], "lower is better", 0))
+                         res["eddy"][1], res["nginx"][1], "lower is better", (0, 0)))
             rows.append(("start-up to first hit with ~100k cached resources, all 5 starts, median (ms)",
-                         res["eddy"][2], res["nginx"][2], "lower is better", 0))
+                         res["eddy"][2], res["nginx"][2], "lower is better", (0, 0)))
         # 6. Hit throughput on the whole machine: eddy's default loops against worker_processes auto.
         for s in both:
             s.stop()
@@ -322,13 +320,12 @@ def main():
     for name, e, n, better, bad in rows:
         ratio = e / n if n else float("inf")
         # Non-2xx answers, by server (nginx gives a few at 256 connections of the 64 MiB object).
-        bad = bad if isinstance(bad, tuple) else (bad, 0)
         errors = ", non-2xx: eddy %d, nginx %d" % bad if any(bad) else ""
         lines.append("| %s | %.3f | %.3f | %.2f | %s%s |" % (name, e, n, ratio, better, errors))
     table = "\n".join(lines)
     print(table)
-    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so). Same nginx origin, same files, each pair measured alternately.\n\n" % (
-        os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so). Same nginx origin, same files, each pair measured alternately; a throughput row is the median of %d rounds, each round's ratio beside it.\n\n" % (
+        os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), a.rounds)
     from results import write_section
     write_section("proxy", head + table + "\n")
 

@@ -21,17 +21,47 @@ enum ServeFastPath {
         case flag
     }
 
-    /// Every option of `Serve`, by its long name. A list, not a dictionary or set: a generic
-    /// hashed collection's first use at run time costs a scan of every protocol-conformance record
-    /// (its `Hashable` requirement), 3% of a start (perf), more than 29 comparisons.
-    static let options: [(name: String, kind: Kind)] = [
-        ("config", .single), ("listen", .single), ("cache-dir", .single), ("origin", .repeating), ("allow-host", .repeating),
-        ("admin-host", .repeating), ("parent", .repeating), ("child", .repeating), ("name", .single), ("max-size", .single),
-        ("memory-cache", .single), ("access-log", .single), ("default-ttl", .single), ("admin", .single), ("admin-token", .single),
-        ("prefetch-segments", .single), ("cache-keys", .flag), ("early-hints", .flag), ("header-timeout", .single),
-        ("connect-timeout", .single), ("stall-timeout", .single), ("offline-wait", .single), ("download-rate-limit", .single),
-        ("max-upstream-per-host", .single), ("ca-file", .single), ("workers", .single), ("log-level", .single),
-        ("log-format", .single), ("access-log-format", .single),
+    /// One option: its long name, its kind, and how it stores a value (false when ArgumentParser
+    /// would not take the value: `Int(_:)` and `Double(_:)` are what its `ExpressibleByArgument`
+    /// conformances call). A flag's `store` ignores the value.
+    struct Option {
+        let name: String
+        let kind: Kind
+        let store: (inout ServeOptions, String) -> Bool
+
+        init(_ name: String, _ kind: Kind = .single, _ store: @escaping (inout ServeOptions, String) -> Void) {
+            (self.name, self.kind, self.store) = (name, kind, { o, v in store(&o, v); return true })
+        }
+
+        init(_ name: String, int store: @escaping (inout ServeOptions, Int) -> Void) {
+            (self.name, kind) = (name, .single)
+            self.store = { o, v in Int(v).map { store(&o, $0) } != nil }
+        }
+
+        init(_ name: String, double store: @escaping (inout ServeOptions, Double) -> Void) {
+            (self.name, kind) = (name, .single)
+            self.store = { o, v in Double(v).map { store(&o, $0) } != nil }
+        }
+    }
+
+    /// Every option of `Serve`, each name written once here. A list, not a dictionary or set: a
+    /// generic hashed collection's first use at run time costs a scan of every protocol-conformance
+    /// record (its `Hashable` requirement), 3% of a start (perf), more than 29 comparisons.
+    static let options: [Option] = [
+        Option("config") { $0.config = $1 }, Option("listen") { $0.listen = $1 }, Option("cache-dir") { $0.cacheDir = $1 },
+        Option("origin", .repeating) { $0.origin.append($1) }, Option("allow-host", .repeating) { $0.allowHost.append($1) },
+        Option("admin-host", .repeating) { $0.adminHost.append($1) }, Option("parent", .repeating) { $0.parent.append($1) },
+        Option("child", .repeating) { $0.child.append($1) }, Option("name") { $0.name = $1 },
+        Option("max-size") { $0.maxSize = $1 }, Option("memory-cache") { $0.memoryCache = $1 },
+        Option("access-log") { $0.accessLog = $1 }, Option("default-ttl", int: { $0.defaultTtl = $1 }),
+        Option("admin") { $0.admin = $1 }, Option("admin-token") { $0.adminToken = $1 },
+        Option("prefetch-segments", int: { $0.prefetchSegments = $1 }), Option("cache-keys", .flag) { o, _ in o.cacheKeys = true },
+        Option("early-hints", .flag) { o, _ in o.earlyHints = true }, Option("header-timeout", int: { $0.headerTimeout = $1 }),
+        Option("connect-timeout", int: { $0.connectTimeout = $1 }), Option("stall-timeout", int: { $0.stallTimeout = $1 }),
+        Option("offline-wait", double: { $0.offlineWait = $1 }), Option("download-rate-limit") { $0.downloadRateLimit = $1 },
+        Option("max-upstream-per-host", int: { $0.maxUpstreamPerHost = $1 }), Option("ca-file") { $0.caFile = $1 },
+        Option("workers") { $0.workers = $1 }, Option("log-level") { $0.logLevel = $1 }, Option("log-format") { $0.logFormat = $1 },
+        Option("access-log-format") { $0.accessLogFormat = $1 },
     ]
 
     /// The options in `arguments` (those after `serve`), or nil when ArgumentParser must read them.
@@ -49,13 +79,14 @@ enum ServeFastPath {
                 inline = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
-            guard let kind = Self.options.first(where: { $0.name == name })?.kind else { return nil }
-            if kind != .repeating {
+            guard let option = Self.options.first(where: { $0.name == name }) else { return nil }
+            if option.kind != .repeating {
                 if seen.contains(name) { return nil }
                 seen.append(name)
             }
-            if kind == .flag {
-                guard inline == nil, setFlag(name, in: &parsed) else { return nil }
+            if option.kind == .flag {
+                guard inline == nil else { return nil }
+                _ = option.store(&parsed, "")
                 continue
             }
             let value: String
@@ -66,53 +97,8 @@ enum ServeFastPath {
                 value = arguments[i]
                 i += 1
             }
-            guard !value.isEmpty, !value.hasPrefix("-"), set(name, value, in: &parsed) else { return nil }
+            guard !value.isEmpty, !value.hasPrefix("-"), option.store(&parsed, value) else { return nil }
         }
         return parsed
-    }
-
-    /// Stores an option's value as ArgumentParser would (`Int(_:)` and `Double(_:)` are what its
-    /// `ExpressibleByArgument` conformances call); false when it would not take it.
-    private static func set(_ name: String, _ value: String, in o: inout ServeOptions) -> Bool {
-        switch name {
-        case "config": o.config = value
-        case "listen": o.listen = value
-        case "cache-dir": o.cacheDir = value
-        case "origin": o.origin.append(value)
-        case "allow-host": o.allowHost.append(value)
-        case "admin-host": o.adminHost.append(value)
-        case "parent": o.parent.append(value)
-        case "child": o.child.append(value)
-        case "name": o.name = value
-        case "max-size": o.maxSize = value
-        case "memory-cache": o.memoryCache = value
-        case "access-log": o.accessLog = value
-        case "default-ttl": guard let v = Int(value) else { return false }; o.defaultTtl = v
-        case "admin": o.admin = value
-        case "admin-token": o.adminToken = value
-        case "prefetch-segments": guard let v = Int(value) else { return false }; o.prefetchSegments = v
-        case "header-timeout": guard let v = Int(value) else { return false }; o.headerTimeout = v
-        case "connect-timeout": guard let v = Int(value) else { return false }; o.connectTimeout = v
-        case "stall-timeout": guard let v = Int(value) else { return false }; o.stallTimeout = v
-        case "offline-wait": guard let v = Double(value) else { return false }; o.offlineWait = v
-        case "download-rate-limit": o.downloadRateLimit = value
-        case "max-upstream-per-host": guard let v = Int(value) else { return false }; o.maxUpstreamPerHost = v
-        case "ca-file": o.caFile = value
-        case "workers": o.workers = value
-        case "log-level": o.logLevel = value
-        case "log-format": o.logFormat = value
-        case "access-log-format": o.accessLogFormat = value
-        default: return false
-        }
-        return true
-    }
-
-    private static func setFlag(_ name: String, in o: inout ServeOptions) -> Bool {
-        switch name {
-        case "cache-keys": o.cacheKeys = true
-        case "early-hints": o.earlyHints = true
-        default: return false
-        }
-        return true
     }
 }

@@ -8,10 +8,11 @@ Prints a markdown table of B/A per round for hit throughput (16 KiB at 8 and 64 
 1 MiB and 64 MiB at 64, and a 1 MiB and a 16 KiB range of the 64 MiB object at 64) and the cold far-seek
 first byte (behind nginx limit_rate 5m). Both eddys run with `--workers` (default 1: per core).
 """
-import argparse, os, random, shutil, statistics, sys, tempfile
+import argparse, itertools, os, random, shutil, statistics, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench import MiB, Eddy, Origin, get, wrk  # noqa: E402
+from cells import alternate  # noqa: E402
 
 
 class Named(Eddy):
@@ -51,21 +52,17 @@ def main():
                                      ("hit o1m.bin, 64 conns", "o1m.bin", 64, None), ("hit o64m.bin, 64 conns", "o64m.bin", 64, None),
                                      ("1 MiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, one_mib),
                                      ("16 KiB range hit of o64m.bin, 64 conns", "o64m.bin", 64, sixteen_kib)]:
-            ratios = []
-            for r in range(args.rounds):
-                order = (a, b) if r % 2 == 0 else (b, a)
-                got = {s.name: wrk(s.port, "/" + obj, conns, args.seconds, h)[1] for s in order}
-                ratios.append(got["b"] / got["a"])
-            rows.append((label + " (throughput B/A)", ratios))
-        ratios = []
-        for r in range(args.rounds):
-            got = {}
-            for s in ((a, b) if r % 2 == 0 else (b, a)):
-                st, n, t = get(s.port, "/slow/o256m.bin?ab=%d%s" % (r, s.name),
-                               {"Range": "bytes=%d-%d" % (200 * MiB + 4321, 200 * MiB + 4321 + 65535)})
-                assert st == 206 and n == 65536, (s.name, st, n)
-                got[s.name] = t
-            ratios.append(got["b"] / got["a"])
+            got = alternate((a, b), args.rounds, lambda s: wrk(s.port, "/" + obj, conns, args.seconds, h)[1])
+            rows.append((label + " (throughput B/A)", [y / x for x, y in zip(got["a"], got["b"])]))
+        seeks = itertools.count()  # a new URL each time: every seek is cold
+
+        def far_seek(s):
+            st, n, t = get(s.port, "/slow/o256m.bin?ab=%d%s" % (next(seeks), s.name),
+                           {"Range": "bytes=%d-%d" % (200 * MiB + 4321, 200 * MiB + 4321 + 65535)})
+            assert st == 206 and n == 65536, (s.name, st, n)
+            return t
+        got = alternate((a, b), args.rounds, far_seek)
+        ratios = [y / x for x, y in zip(got["a"], got["b"])]
         rows.append(("cold far-seek first byte (time B/A, lower is better)", ratios))
     finally:
         for s in (a, b):

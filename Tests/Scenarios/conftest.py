@@ -59,13 +59,16 @@ def stop_process(proc, timeout=10):
 
 
 def play(url):
-    """ffmpeg copies every stream and mpv plays 3 s of the HLS asset at `url`, both without an
-    error, within 30 s."""
+    """ffmpeg copies every stream and mpv plays 3 s of the HLS asset at `url` (decoded as fast as it
+    can), both without an error, within 30 s."""
     t = time.monotonic()
     r = subprocess.run(["ffmpeg", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "null", "-"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=3", "--really-quiet", url],
+    # As fast as it decodes, not at the wall clock's pace (3 s each time, about 40 plays a session):
+    # the same 3 s fetched, demuxed and decoded, and the same exit status.
+    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--untimed", "--ao-null-untimed", "--length=3",
+                        "--really-quiet", url],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert time.monotonic() - t < 30

@@ -1,6 +1,6 @@
 """Operating eddy (issue 14): the cache's admin API and CLI (ls, show, purge, pin, unpin, stats,
 status), fills in flight, health and readiness, and access control of the admin listener."""
-import json, os, subprocess, threading, time
+import http.client, json, os, subprocess, time
 import pytest
 from conftest import EDDY, Eddy, make_file, request, sha, stream_in_background, wait_for
 
@@ -183,10 +183,11 @@ def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
     try:
         assert api(e, "GET", "/healthz") == (200, {"status": "ok"})
         assert api(e, "GET", "/readyz") == (200, {"cache": "ok", "status": "ready"})
-        # A slow fill: 1 MB/s of a 20 MB file, a player reading it.
-        got = {}
-        t = threading.Thread(target=lambda: got.update(r=e.get("/f/medium.bin?rate=1000000", timeout=60)), daemon=True)
-        t.start()
+        # A slow fill: 1 MB/s of a 20 MB file, a player on it. The player goes before the stop
+        # below, which would otherwise wait (drain) for the rest of its 20 s response.
+        player = http.client.HTTPConnection("127.0.0.1", e.port, timeout=60)
+        player.request("GET", "/f/medium.bin?rate=1000000")
+        assert player.getresponse().status == 200
         fills = wait_for(lambda: [f for f in e.fills() if "medium.bin" in f["url"]], 10, what="the fill listed")
         f = fills[0]
         assert f["kind"] == "discovery" and f["waiting"] >= 1 and f["priority"] == "playback", f
@@ -199,6 +200,7 @@ def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
         assert code == 0 and json.loads(out)["status"] == "ready"
         code, out, err = cli(e, "cache", "stats")
         assert code == 0 and out.startswith("cached"), out
+        player.close()
     finally:
         e.stop()
     # The admin listener gone: exit 2, a line on stderr.

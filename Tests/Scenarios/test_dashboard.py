@@ -72,6 +72,7 @@ def test_dashboard_shows_a_download_rising_and_purges_a_resource(origins, tmp_pa
         count = "return document.querySelectorAll(arguments[0]).length"
         assert browser.execute_script(count, sel + " .renditions .bar.bytes") == 2
         assert browser.execute_script(count, sel + " .renditions .bar.media") == 2
+        request(fo.port, "/_set?rate=0")  # seen rising: the rest at full speed (segments asked for from now on)
         # Once the download is done, two resources used last: a whole one and one with holes (a
         # player's first range of a 20 MiB file), so the page draws a range map with both.
         wait_for(lambda: api(e, "GET", "/api/downloads/" + j["id"])[1]["state"] == "completed", 60, what="the download completed")

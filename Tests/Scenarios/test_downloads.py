@@ -2,7 +2,7 @@
 fMP4 asset on the fault origin: three video variants (one marked PQ), en/fr stereo audio, an en
 5.1 group referenced by variants that share the video playlists, en/fr WebVTT. The origin's
 per-path counters show exactly what each download fetched."""
-import hashlib, http.client, json, os, shutil, signal, subprocess, time, urllib.parse
+import atexit, hashlib, http.client, json, os, shutil, signal, subprocess, tempfile, time, urllib.parse
 import pytest
 from conftest import Eddy, request, sha, streams, wait_for  # noqa: F401 (streams: a fixture)
 
@@ -20,8 +20,27 @@ def asset(origins):
     return make_asset(os.path.join(fo.www, ASSET))
 
 
+_made = []  # the session's one encoding of the asset, which make_asset copies
+
+
 def make_asset(d):
+    """The asset at `d` (replacing what was there), a copy of one encoding per session: ffmpeg
+    took about 3 s for each of the session's thirty-odd assets, and makes the same bytes from the
+    same input each time (the tests compare what eddy serves with the files on disk in any case).
+    A copy, not links: some tests change their asset's files in place; and new files (mtime now,
+    as an encoding made them), not copies of the first one's times, which the origin's validators
+    and heuristic freshness come from."""
+    if not _made:
+        template = tempfile.mkdtemp(prefix="eddy-asset-")
+        atexit.register(shutil.rmtree, template, True)
+        _encode_asset(os.path.join(template, ASSET))
+        _made.append(os.path.join(template, ASSET))
     shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(_made[0], d, copy_function=shutil.copyfile)
+    return d
+
+
+def _encode_asset(d):
     os.makedirs(d)
     hls = ["-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4"]
     ff("-f", "lavfi", "-i", "testsrc=duration=12:size=640x360:rate=25",

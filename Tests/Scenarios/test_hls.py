@@ -207,7 +207,7 @@ def test_corpus_playlists_keep_every_non_uri_byte(eddy, origins):
 def test_mpv_plays_the_multivariant_stream_through_eddy(eddy, origins, streams):
     ng = origins[0]
     start = len(ng.requests())
-    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--length=2", "--really-quiet",
+    r = subprocess.run(["mpv", "--no-config", "--vo=null", "--ao=null", "--untimed", "--ao-null-untimed", "--length=2", "--really-quiet",
                         "http://127.0.0.1:%d/n/hls/fmp4/master.m3u8" % eddy.port], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert_all_through_eddy(ng, start)

@@ -41,6 +41,8 @@ public final class ClientConnection {
     var upload: Upload?
     var closeAfterResponse = false
     private var writeArmed = false
+    /// TCP_NOTSENT_LOWAT is set on the socket (`limitUnsent`).
+    private var unsentLimited = false
     private var readPaused = false
     private var notifyScheduled = false
     private var inDeferred = false
@@ -157,6 +159,24 @@ public final class ClientConnection {
     /// Queues `length` bytes of a file segment from `offset`; false when libevent refused it.
     func queueFile(_ segment: OpaquePointer, offset: Int, length: Int) -> Bool {
         evbuffer_add_file_segment(output, segment, Int64(offset), Int64(length)) == 0
+    }
+
+    /// Whether the socket takes at most `HTTPServer.unsentLowWater` bytes beyond those in flight
+    /// (TCP_NOTSENT_LOWAT): on for a large body, off (the system's default) for the rest.
+    ///
+    /// With the limit, a write stops there and EPOLLOUT waits until less is left, so a client
+    /// that stops reading a movie holds 128 KiB of unsent bytes in the kernel, not a send buffer
+    /// autotuned to megabytes, and 64 MiB hits moved more bytes for the same CPU (fewer zero
+    /// windows). But each wake-up then writes little: on loopback, 1 MiB hits at 64 connections
+    /// on one loop moved 0.55 of the bytes they move without it (bench/RESULTS.md, issue 33 tenth
+    /// part), so a body under `HTTPServer.largeBody` goes without. Set per response, and only when
+    /// it changes: one system call per switch, none for a run of small hits.
+    func limitUnsent(_ on: Bool) {
+        guard on != unsentLimited, !detached else { return }
+        unsentLimited = on
+        // 0 restores the system's value (net.ipv4.tcp_notsent_lowat, unlimited by default).
+        var value: Int32 = on ? HTTPServer.unsentLowWater : 0
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Writes what is queued; registers for EPOLLOUT only while the socket would block. Then,

@@ -15,8 +15,11 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 /// Every request, of any method and any path, goes to `handler`; routing is the proxy's job.
 /// Requests whose version or framing RFC 9112 says to refuse never reach it.
 public final class HTTPServer {
-    /// The unsent bytes a client socket may hold beyond those in flight (see `accepted`).
+    /// The unsent bytes a client socket may hold beyond those in flight while it carries a large
+    /// body (`ClientConnection.limitUnsent`).
     static let unsentLowWater: Int32 = 128 << 10
+    /// Bodies from this length on are large: their sockets take at most `unsentLowWater` unsent.
+    static let largeBody = 4 << 20
     /// Receives each request on the loop thread. The handler owns the request until it ends it.
     public var handler: (ServerRequest) -> Void = { $0.sendError(503, "not ready") }
     /// Receives rare, rate-limited warnings (descriptor exhaustion) for the log.
@@ -110,14 +113,6 @@ public final class HTTPServer {
         // for the client's delayed ACK (40 ms per response).
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        // The kernel takes at most `unsentLowWater` beyond what is in flight (TCP_NOTSENT_LOWAT):
-        // a write stops there and EPOLLOUT waits until less is left, rather than the send buffer
-        // (up to 4 MiB) filling and a third of it freeing. Bytes in flight are not limited, only
-        // the backlog behind them, so a slow client holds 128 KiB of unsent data in the kernel,
-        // not megabytes. On loopback the same CPU moved 1.2-1.8x the bytes of 1 MiB and 64 MiB
-        // hits (bench/RESULTS.md, issue 33 fifth part): fewer zero windows and retransmits.
-        var unsent = HTTPServer.unsentLowWater
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsent, socklen_t(MemoryLayout<Int32>.size))
         let c = ClientConnection(fd: fd, peer: HTTPServer.describe(address), server: self, limits: parserLimits)
         connections[ObjectIdentifier(c)] = c
         budget?.opened()

@@ -65,6 +65,11 @@ public final class ServerRequest: ClientRequest {
                              prebuiltHasDate: prebuilt.hasDate, bodyLength: bodyLength, date: connection.server.date)
         self.status = status
         framing = h.framing
+        switch framing {
+        case let .length(n): connection.limitUnsent(n >= HTTPServer.largeBody)
+        case .chunked, .untilClose: connection.limitUnsent(true) // a length unknown: it may be long
+        case .none: break
+        }
         keepAlive = h.keepAlive
         headSent = true
         headSentAt = EventLoop.monotonic()

@@ -180,12 +180,13 @@ def test_pages_follow_their_cursor_in_every_order(eddy, origins):
 def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
     ng, fo, data = origins
     e = Eddy(str(tmp_path), ng, fo)
+    # A slow fill's player (below). It goes before the stop, which would otherwise wait (drain)
+    # for the rest of its 20 s response.
+    player = http.client.HTTPConnection("127.0.0.1", e.port, timeout=60)
     try:
         assert api(e, "GET", "/healthz") == (200, {"status": "ok"})
         assert api(e, "GET", "/readyz") == (200, {"cache": "ok", "status": "ready"})
-        # A slow fill: 1 MB/s of a 20 MB file, a player on it. The player goes before the stop
-        # below, which would otherwise wait (drain) for the rest of its 20 s response.
-        player = http.client.HTTPConnection("127.0.0.1", e.port, timeout=60)
+        # A slow fill: 1 MB/s of a 20 MB file, a player on it.
         player.request("GET", "/f/medium.bin?rate=1000000")
         assert player.getresponse().status == 200
         fills = wait_for(lambda: [f for f in e.fills() if "medium.bin" in f["url"]], 10, what="the fill listed")
@@ -200,8 +201,8 @@ def test_fills_in_flight_health_readiness_and_status(origins, tmp_path):
         assert code == 0 and json.loads(out)["status"] == "ready"
         code, out, err = cli(e, "cache", "stats")
         assert code == 0 and out.startswith("cached"), out
-        player.close()
     finally:
+        player.close()
         e.stop()
     # The admin listener gone: exit 2, a line on stderr.
     code, _, err = cli(e, "status")

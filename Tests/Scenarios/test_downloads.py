@@ -2,7 +2,7 @@
 fMP4 asset on the fault origin: three video variants (one marked PQ), en/fr stereo audio, an en
 5.1 group referenced by variants that share the video playlists, en/fr WebVTT. The origin's
 per-path counters show exactly what each download fetched."""
-import atexit, hashlib, http.client, json, os, shutil, signal, subprocess, tempfile, time, urllib.parse
+import atexit, functools, hashlib, http.client, json, os, shutil, signal, subprocess, tempfile, time, urllib.parse
 import pytest
 from conftest import Eddy, request, sha, streams, wait_for  # noqa: F401 (streams: a fixture)
 
@@ -20,7 +20,12 @@ def asset(origins):
     return make_asset(os.path.join(fo.www, ASSET))
 
 
-_made = []  # the session's one encoding of the asset, which make_asset copies
+@functools.cache
+def _encoded():
+    """The session's one encoding of the asset (removed at exit), which make_asset copies."""
+    template = tempfile.mkdtemp(prefix="eddy-asset-")
+    atexit.register(shutil.rmtree, template, True)
+    return _encode_asset(os.path.join(template, ASSET))
 
 
 def make_asset(d):
@@ -30,13 +35,8 @@ def make_asset(d):
     A copy, not links: some tests change their asset's files in place; and new files (mtime now,
     as an encoding made them), not copies of the first one's times, which the origin's validators
     and heuristic freshness come from."""
-    if not _made:
-        template = tempfile.mkdtemp(prefix="eddy-asset-")
-        atexit.register(shutil.rmtree, template, True)
-        _encode_asset(os.path.join(template, ASSET))
-        _made.append(os.path.join(template, ASSET))
     shutil.rmtree(d, ignore_errors=True)
-    shutil.copytree(_made[0], d, copy_function=shutil.copyfile)
+    shutil.copytree(_encoded(), d, copy_function=shutil.copyfile)
     return d
 
 

@@ -22,6 +22,9 @@ public final class ServerRequest: ClientRequest {
     public var versionMinor: Int { head.minor }
     /// Pieces up to this size are copied rather than sent with sendfile.
     public static let copyThreshold = 64 << 10
+    /// A complete response's file body from this size goes straight from the page cache to an
+    /// idle socket (`ClientConnection.sendHead(_:thenFile:)`) rather than through a copy.
+    static let sendfileThreshold = 8 << 10
     public var peer: String { connection.peer }
     public var onClose: (() -> Void)?
     public var onDrained: (() -> Void)?
@@ -60,9 +63,20 @@ public final class ServerRequest: ClientRequest {
     /// Writes the head of a response (`fields` in order after the prebuilt text); `bodyLength`
     /// when the whole body is at hand.
     func writeHead(status: Int, prebuilt: (text: String, hasDate: Bool) = ("", false), fields: [HTTPHeaders], bodyLength: Int?) {
-        let h = ResponseHead(status: status, reason: ReasonPhrase.of(status), method: head.method, minor: head.minor,
-                             requestKeepAlive: head.keepAlive, fields: fields, prebuilt: prebuilt.text,
-                             prebuiltHasDate: prebuilt.hasDate, bodyLength: bodyLength, date: connection.server.date)
+        let h = responseHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: bodyLength)
+        headWritten(h, status: status)
+        h.bytes.withUnsafeBytes { connection.queue($0) }
+    }
+
+    /// The head of a response to this request.
+    private func responseHead(status: Int, prebuilt: (text: String, hasDate: Bool), fields: [HTTPHeaders], bodyLength: Int?) -> ResponseHead {
+        ResponseHead(status: status, reason: ReasonPhrase.of(status), method: head.method, minor: head.minor,
+                     requestKeepAlive: head.keepAlive, fields: fields, prebuilt: prebuilt.text,
+                     prebuiltHasDate: prebuilt.hasDate, bodyLength: bodyLength, date: connection.server.date)
+    }
+
+    /// Takes on the state of `h`, about to go out (the socket's unsent limit must be set first).
+    private func headWritten(_ h: ResponseHead, status: Int) {
         self.status = status
         framing = h.framing
         switch framing {
@@ -73,7 +87,6 @@ public final class ServerRequest: ClientRequest {
         keepAlive = h.keepAlive
         headSent = true
         headSentAt = EventLoop.monotonic()
-        connection.queue(h.text)
     }
 
     /// The head's parts for `block`: its verbatim text and the fields the connection must see.
@@ -117,6 +130,18 @@ public final class ServerRequest: ClientRequest {
     /// when the file is short.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
         guard !isFinished, !headSent else { return false }
+        if span.length >= ServerRequest.sendfileThreshold, connection.writesDirectly {
+            let (prebuilt, fields) = parts(headers, extra)
+            let h = responseHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: span.length)
+            if h.framing == .length(span.length) {
+                guard connection.holds(span) else { return false }
+                headWritten(h, status: status)
+                h.bytes.withUnsafeBytes { connection.sendHead($0, thenFile: span) }
+                bodyBytesSent = span.length
+                finish(whenSent: nil)
+                return true
+            }
+        }
         guard let body = evbuffer_new() else { return false }
         defer { evbuffer_free(body) }
         var vec = iovec() // evbuffer_iovec is a #define of iovec

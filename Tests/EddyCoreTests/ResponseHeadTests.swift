@@ -74,4 +74,18 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertEqual(ResponseHead.chunkHeader(255), "ff\r\n")
         XCTAssertEqual(ResponseHead.lastChunk, "0\r\n\r\n")
     }
+
+    func test_lengthsAndStatuses_areWrittenInDecimal() {
+        for n in [0, 7, 10, 99, 16384, 67_108_864, Int.max] {
+            XCTAssertTrue(head(body: n).text.contains("Content-Length: \(n)\r\n"), "\(n)")
+        }
+        XCTAssertTrue(head(status: 206, body: 1).text.hasPrefix("HTTP/1.1 206 R\r\n"))
+        XCTAssertTrue(head(status: 100).text.hasPrefix("HTTP/1.1 100 R\r\n"))
+    }
+
+    func test_bytesAreTheText() {
+        let h = head([("ETag", "\"\u{e9}\"")], prebuilt: "Server: x\r\n", body: 2)
+        XCTAssertEqual(h.bytes, Array(h.text.utf8))
+        XCTAssertEqual(h.text, "HTTP/1.1 200 R\r\nServer: x\r\nETag: \"\u{e9}\"\r\nDate: D\r\nContent-Length: 2\r\n\r\n")
+    }
 }

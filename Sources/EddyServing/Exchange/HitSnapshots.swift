@@ -177,9 +177,15 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
             outcome.fromMemory = true
             request.sendShared(status: status, headers: e.headers, extra: extra, bytes: b, offset: span.lowerBound, length: span.count)
         case let .file(d):
+            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
+            guard span.count > ServerRequest.copyThreshold else {
+                // Sent, or read into the reply, before `sendFile` returns: nothing reads the file
+                // for this response afterwards, so there is no send to count.
+                guard request.sendFile(status: status, headers: e.headers, extra: extra, span: file) else { return nil }
+                break
+            }
             // The segment takes a descriptor of its own, so `d` may close once this returns. Until
             // the file is no longer read for this response, eviction must not punch its blocks.
-            let file = FileSpan(descriptor: d.fd, offset: span.lowerBound, length: span.count)
             let key = e.key
             sending.withLock { $0[key, default: 0] += 1 }
             let sent = { [sending] in

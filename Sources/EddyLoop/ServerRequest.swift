@@ -23,8 +23,9 @@ public final class ServerRequest: ClientRequest {
     /// Pieces up to this size are copied rather than sent with sendfile.
     public static let copyThreshold = 64 << 10
     /// A complete response's file body from this size goes straight from the page cache to an
-    /// idle socket (`ClientConnection.sendHead(_:thenFile:)`) rather than through a copy.
-    static let sendfileThreshold = 8 << 10
+    /// idle socket (`ClientConnection.sendHead(_:thenFile:)`) rather than through a copy; under it,
+    /// a copy (or the memory tier's bytes) costs less than sendfile's extra work.
+    public static let sendfileThreshold = 16 << 10
     public var peer: String { connection.peer }
     public var onClose: (() -> Void)?
     public var onDrained: (() -> Void)?

@@ -48,7 +48,7 @@ extension Eddy {
         @Option(name: .long, help: "Largest cache size, with K/M/G/T suffix (binary); 0 = unbounded. (default: 10G)")
         var maxSize: String?
 
-        @Option(name: .long, help: "Memory for small (up to 64 KiB) cached bodies served without a disk read, with K/M/G suffix; 0 = off. (default: 32M)")
+        @Option(name: .long, help: "Memory for small (under 16 KiB) cached bodies served without a disk read, with K/M/G suffix; 0 = off. (default: 32M)")
         var memoryCache: String?
 
         @Option(name: .long, help: "Access log file; '-' is stderr, 'off' disables. (default: -)")

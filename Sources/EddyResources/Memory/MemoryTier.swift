@@ -5,6 +5,12 @@ import EddyLoop
 /// the bytes (`ServerRequest.sendShared`). A pread per small hit was the largest system call after
 /// the send itself in the 16 KiB hit profile. Bounded by `budget` bytes; replacement is CLOCK
 /// (second chance), an LRU approximation that costs one flag write per hit.
+///
+/// Only bodies under `ServerRequest.sendfileThreshold`: from there on, sendfile from the page
+/// cache costs eddy no more than the copy from memory, and its client less (the pages it reads are
+/// the same ones each time, where every reply from memory is a fresh copy that crosses from
+/// eddy's core to the client's): 16 KiB hits on one loop at 8 connections were 0.94 of the same
+/// build sending from the file, 48 KiB hits 0.79-0.90 (bench/RESULTS.md, issue 33, eleventh part).
 package final class MemoryTier {
     /// One resource version's body.
     final class Entry {
@@ -20,7 +26,7 @@ package final class MemoryTier {
     }
 
     /// Bodies up to this size are kept.
-    static let maxBody = ServerRequest.copyThreshold
+    static let maxBody = ServerRequest.sendfileThreshold - 1
     let budget: Int
     package private(set) var used = 0
     private var ring: [Entry] = []

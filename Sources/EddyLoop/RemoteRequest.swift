@@ -139,10 +139,18 @@ public final class RemoteRequest: ClientRequest {
     }
 
     /// Reads the span here (a small body, see `ServerRequest.sendFile`): the answer, whether the
-    /// file was long enough, is needed before returning.
+    /// file was long enough, is needed before returning. Read into shared bytes the reply then
+    /// references on the connection's loop: one copy, where an array would be copied again there.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
-        guard !isFinished, let body = RemoteRequest.bytes(of: span) else { return false }
-        send(status: status, headers: headers, extra: extra, body: body)
+        guard !isFinished else { return false }
+        guard span.length > 0 else {
+            send(status: status, headers: headers, extra: extra, body: [])
+            return true
+        }
+        guard let body = SharedBytes(count: span.length, fill: {
+            pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) == span.length
+        }) else { return false }
+        sendShared(status: status, headers: headers, extra: extra, bytes: body, offset: 0, length: span.length)
         return true
     }
 

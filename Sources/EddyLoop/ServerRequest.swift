@@ -20,7 +20,8 @@ public final class ServerRequest: ClientRequest {
     /// The version's numbers.
     public var versionMajor: Int { head.major }
     public var versionMinor: Int { head.minor }
-    /// Pieces up to this size are copied rather than sent with sendfile.
+    /// Pieces of a streamed body up to this size are copied rather than queued as sendfile
+    /// segments; a complete response's span up to it goes out at once (`sendFile`).
     public static let copyThreshold = 64 << 10
     /// A complete response's file body from this size goes straight from the page cache to an
     /// idle socket (`ClientConnection.sendHead(_:thenFile:)`) rather than through a copy; under it,
@@ -126,9 +127,10 @@ public final class ServerRequest: ClientRequest {
         complete(UnsafeRawBufferPointer(start: bytes.base + offset, count: length), owner: bytes)
     }
 
-    /// Sends a complete response whose body is `span`, read with one pread into a buffer whose
-    /// chains then move behind the head (no second copy). Returns false, having sent nothing,
-    /// when the file is short.
+    /// Sends a complete response whose body is `span`: from `sendfileThreshold` on, onto an idle
+    /// connection, the head and then the span with sendfile straight to the socket; otherwise
+    /// read with one pread into a buffer whose chains then move behind the head (no second copy).
+    /// Returns false, having sent nothing, when the file is short.
     public func sendFile(status: Int, headers: HeaderBlock, extra: HTTPHeaders, span: FileSpan) -> Bool {
         guard !isFinished, !headSent else { return false }
         if span.length >= ServerRequest.sendfileThreshold, connection.writesDirectly {

@@ -74,13 +74,7 @@ let package = Package(
             // script that names its static archive, found first on this path (the same symbol
             // lookups as above; only this executable, so a test binary keeps the one libstdc++
             // its dynamic Swift runtime loads).
-            // lld with packed relative relocations (DT_RELR, glibc 2.36+): the position-independent
-            // executable keeps its address randomisation, and its 87k relative relocations take
-            // 17 KB instead of 2 MB to read at every start (restart to first hit 7.1 -> 6.4 ms,
-            // bench/startup.py; RESULTS.md, issue 33). lld ships with the Swift toolchain.
-            linkerSettings: [.unsafeFlags([
-                "-L\(Context.packageDirectory)/link", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            ], .when(platforms: [.linux]))]),
+            linkerSettings: [.unsafeFlags(["-L\(Context.packageDirectory)/link"], .when(platforms: [.linux]))]),
         // The HTTP layer alone, against nginx (bench/wire.py); not part of eddy.
         .executableTarget(name: "wirebench", dependencies: ["EddyLoop", "EddyCore"]),
         // Helpers the test targets share (a seeded generator); not part of eddy.

@@ -39,7 +39,20 @@ public enum RangeHeader: Equatable, Sendable {
     /// same result it would have given this form. The general parser's substring splits were 5%
     /// of a 16 KiB range hit's time (bench/RESULTS.md).
     static func parseSingle(_ value: String) -> RangeHeader? {
-        let parsed = value.utf8.withContiguousStorageIfAvailable { b -> RangeHeader? in
+        singleSpec(value).map { .bytes([$0]) }
+    }
+
+    /// The span of `length` that `value` asks for, when it is one well-formed satisfiable range
+    /// in the plain form players send (`bytes=a-b`, `bytes=a-`, `bytes=-n`); nil for anything
+    /// else, which the general parse and `RangePlan` decide (several ranges, whitespace, a range
+    /// past the end, an empty representation). No array and no plan: the snapshot hits' fast
+    /// path (bench/RESULTS.md, issue 33, twelfth part).
+    public static func singleSpan(_ value: String, length: Int) -> ByteSpan? {
+        singleSpec(value)?.resolve(length: length)
+    }
+
+    private static func singleSpec(_ value: String) -> RangeSpec? {
+        let parsed = value.utf8.withContiguousStorageIfAvailable { b -> RangeSpec? in
             guard b.count >= 8, b[0] == 0x62, b[1] == 0x79, b[2] == 0x74, b[3] == 0x65, b[4] == 0x73, b[5] == 0x3D else { return nil }
             var i = 6
             /// 1*DIGIT at `i` (at most 40, as `parseDigits`), saturating; nil when there are none.
@@ -59,9 +72,9 @@ public enum RangeHeader: Equatable, Sendable {
             i += 1
             guard let last = digits(), i == b.count else { return nil }
             switch (first, last) {
-            case let (nil, n?): return .bytes([.suffix(length: n)])
-            case let (f?, nil): return .bytes([.from(first: f, last: nil)])
-            case let (f?, l?) where l >= f: return .bytes([.from(first: f, last: l)])
+            case let (nil, n?): return .suffix(length: n)
+            case let (f?, nil): return .from(first: f, last: nil)
+            case let (f?, l?) where l >= f: return .from(first: f, last: l)
             default: return nil
             }
         }

@@ -70,4 +70,16 @@ final class ContentRangeTests: XCTestCase {
         XCTAssertEqual(ContentRange(span: nil, completeLength: 0).headerValue, "bytes */0")
         XCTAssertEqual(ContentRange(span: ByteSpan(first: 1, last: 2), completeLength: nil).headerValue, "bytes 1-2/*")
     }
+
+    func test_headerValue_largeAndEdgeNumbers() {
+        XCTAssertEqual(ContentRange(span: ByteSpan(first: 20_971_520, last: 20_987_903), completeLength: 67_108_864).headerValue,
+                       "bytes 20971520-20987903/67108864")
+        XCTAssertEqual(ContentRange(span: ByteSpan(first: 0, last: 0), completeLength: 1).headerValue, "bytes 0-0/1")
+        XCTAssertEqual(ContentRange(span: ByteSpan(first: Int.max - 1, last: Int.max - 1), completeLength: Int.max).headerValue,
+                       "bytes 9223372036854775806-9223372036854775806/9223372036854775807")
+        XCTAssertEqual(ContentRange(span: nil, completeLength: nil).headerValue, "bytes */*")
+        for n in [1, 9, 10, 99, 100, 12345, 1 << 40] {
+            XCTAssertEqual(ContentRange(span: ByteSpan(first: n, last: n), completeLength: n + 1).headerValue, "bytes \(n)-\(n)/\(n + 1)")
+        }
+    }
 }

@@ -175,4 +175,29 @@ final class RangeHeaderTests: XCTestCase {
             XCTAssertNil(RangeHeader.parseSingle(other), other)
         }
     }
+
+    func test_singleSpan_isTheGeneralPlansSingleSpan_orNil() {
+        // Whatever the fast path answers, the general parse and plan answer the same; where it
+        // declines, the general path decides (several ranges, past the end, an empty body).
+        let values = ["bytes=0-0", "bytes=0-", "bytes=-1", "bytes=10-19", "bytes=20971520-20987903", "bytes=-0",
+                      "bytes=5-4", "bytes=-", "bytes=1-2-3", "bytes=99999999999999999999999-", "bytes=0-99999999999",
+                      "bytes=-99999999", "bytes=1-2,3-4", "Bytes=1-2", " bytes=1-2", "bytes=100-", "bytes=99-200"]
+        var answered = 0
+        for length in [0, 1, 100, 67_108_864] {
+            for v in values {
+                guard let span = RangeHeader.singleSpan(v, length: length) else { continue }
+                answered += 1
+                XCTAssertEqual(RangePlan.make(RangeHeader.parse(v), length: length), .single(span), "\(v) of \(length)")
+            }
+        }
+        XCTAssertEqual(answered, 21) // 0 of an empty body, 5 of 1 byte, 7 of 100, 9 of 64 MiB
+        XCTAssertEqual(RangeHeader.singleSpan("bytes=20971520-20987903", length: 67_108_864), ByteSpan(first: 20_971_520, last: 20_987_903))
+        XCTAssertEqual(RangeHeader.singleSpan("bytes=-10", length: 100), ByteSpan(first: 90, last: 99))
+        XCTAssertEqual(RangeHeader.singleSpan("bytes=90-", length: 100), ByteSpan(first: 90, last: 99))
+        XCTAssertEqual(RangeHeader.singleSpan("bytes=90-1000", length: 100), ByteSpan(first: 90, last: 99))
+        for declined in ["bytes=100-", "bytes=-0", "bytes=1-2,3-4", " bytes=1-2", "bytes=5-4"] {
+            XCTAssertNil(RangeHeader.singleSpan(declined, length: 100), declined)
+        }
+        XCTAssertNil(RangeHeader.singleSpan("bytes=-5", length: 0)) // an empty body: the general plan sends 200
+    }
 }

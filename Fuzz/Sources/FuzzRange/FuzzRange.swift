@@ -26,7 +26,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if let n = fuzzedLength { lengths.append(n) }
     if let n = contentRange?.completeLength { lengths.append(n) }
     for length in lengths {
-        check(plan: RangePlan.make(header, length: length), header: header, length: length)
+        let plan = RangePlan.make(header, length: length)
+        check(plan: plan, header: header, length: length)
+        // The snapshot hits' fast path never disagrees with the general plan.
+        if let rangeValue, let span = RangeHeader.singleSpan(rangeValue, length: length) {
+            require(plan == .single(span), "singleSpan differs from the plan")
+        }
     }
 
     // The 206 check, asked as eddy would ask for the first spec.

@@ -37,23 +37,20 @@ public struct ContentRange: Equatable, Sendable {
 
     /// The field value as sent.
     public var headerValue: String {
-        // Written as bytes into one string (one allocation, where interpolation made several):
+        // Digits appended as bytes (`ResponseHead.appendDecimal`) rather than interpolated:
         // every 206 sends one (RESULTS.md, issue 33, twelfth part).
-        String(unsafeUninitializedCapacity: 68) { buf in // "bytes " and two numbers of 20 with "-" and "/"
-            var i = 0
-            func byte(_ c: UInt8) { buf[i] = c; i += 1 }
-            func number(_ n: Int) {
-                if n < 0 { byte(0x2D) }
-                var v = n.magnitude, start = i
-                repeat { byte(UInt8(truncatingIfNeeded: v % 10) + 0x30); v /= 10 } while v > 0
-                var end = i - 1
-                while start < end { buf.swapAt(start, end); start += 1; end -= 1 } // written backwards
-            }
-            for c in "bytes ".utf8 { byte(c) }
-            if let span { number(span.first); byte(0x2D); number(span.last) } else { byte(0x2A) }
-            byte(0x2F)
-            if let completeLength { number(completeLength) } else { byte(0x2A) }
-            return i
+        var out: [UInt8] = []
+        out.reserveCapacity(68) // "bytes " and three numbers of up to 20 with "-" and "/"
+        out.append(contentsOf: "bytes ".utf8)
+        if let span {
+            ResponseHead.appendDecimal(span.first, to: &out)
+            out.append(UInt8(ascii: "-"))
+            ResponseHead.appendDecimal(span.last, to: &out)
+        } else {
+            out.append(UInt8(ascii: "*"))
         }
+        out.append(UInt8(ascii: "/"))
+        if let completeLength { ResponseHead.appendDecimal(completeLength, to: &out) } else { out.append(UInt8(ascii: "*")) }
+        return String(decoding: out, as: UTF8.self)
     }
 }

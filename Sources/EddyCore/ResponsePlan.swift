@@ -20,6 +20,12 @@ public struct ResponsePlan: Equatable, Sendable {
     /// True for multipart/byteranges: its Content-Type replaces the representation's.
     public let isMultipart: Bool
 
+    /// A 206's fields for one `span` of a representation of `length` bytes (RFC 9110 section 14.4).
+    public static func addSingleRangeFields(_ span: ByteSpan, length: Int, to fields: inout HTTPHeaders) {
+        fields.add("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
+        fields.add("Content-Length", String(span.count))
+    }
+
     /// The plan for `range` (see `RangePlan`) over a representation of `length` bytes. Multipart
     /// parts carry `contentType` (application/octet-stream when unknown) and are separated by
     /// `boundary`, which the caller makes unique to the representation.
@@ -30,8 +36,7 @@ public struct ResponsePlan: Equatable, Sendable {
             fields.add("Content-Length", String(length))
             return ResponsePlan(status: 200, bodyFields: fields, pieces: [.resource(0..<length)], isMultipart: false)
         case let .single(span):
-            fields.add("Content-Range", ContentRange(span: span, completeLength: length).headerValue)
-            fields.add("Content-Length", String(span.count))
+            addSingleRangeFields(span, length: length, to: &fields)
             return ResponsePlan(status: 206, bodyFields: fields, pieces: [.resource(span.range)], isMultipart: false)
         case let .multipart(spans):
             let type = contentType ?? "application/octet-stream"

@@ -164,8 +164,7 @@ package final class HitSnapshots: CacheListener, @unchecked Sendable {
             extra.add("Content-Length", String(e.length))
         } else if let range, let one = RangeHeader.singleSpan(range, length: e.length), e.stored?.contains(one.range) ?? true {
             // One plain range, the players' kind: the fields `plan` would give, without its arrays.
-            extra.add("Content-Range", ContentRange(span: one, completeLength: e.length).headerValue)
-            extra.add("Content-Length", String(one.count))
+            ResponsePlan.addSingleRangeFields(one, length: e.length, to: &extra)
             (span, status) = (one.range, 206)
         } else { // `plan` also sends home the whole body of a partly stored resource
             guard let plan = HitSnapshots.plan(range: range, length: e.length, stored: e.stored),

@@ -159,10 +159,19 @@ def rss(pids, key="VmRSS"):
     return total
 
 
-def wrk(port, path, conns, seconds, headers=None, script=None):
+def pin(servers, cpus):
+    """Holds every thread of each server on `cpus` (threads they start later inherit it)."""
+    for s in servers:
+        for p in s.pids():
+            for t in os.listdir("/proc/%d/task" % p):
+                os.sched_setaffinity(int(t), cpus)
+
+
+def wrk(port, path, conns, seconds, headers=None, script=None, cpu=None):
     extra = [a for k, v in (headers or {}).items() for a in ("-H", "%s: %s" % (k, v))]
     extra += ["-s", script] if script else []
-    out = subprocess.run(["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency"] + extra
+    where = ["taskset", "-c", str(cpu)] if cpu is not None else []
+    out = subprocess.run(where + ["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency"] + extra
                          + ["http://127.0.0.1:%d%s" % (port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     tr = re.search(r"Transfer/sec:\s+([\d.]+)(\w+)", out)
@@ -171,18 +180,19 @@ def wrk(port, path, conns, seconds, headers=None, script=None):
     return rps, float(tr.group(1)) * mult, int(non2xx.group(1)) if non2xx else 0
 
 
-def hit_rows(both, a, setup):
-    """Hits of 16 KiB, 1 MiB and 64 MiB, and 16 KiB ranges of the 64 MiB object stored whole and
-    stored in part, each at 8, 64 and 256 connections: each cell `a.rounds` wrk runs of each
-    server, alternately, its row their medians (bench/cells.py)."""
+def hit_rows(both, a, setup, objects=("o16k.bin", "o1m.bin", "o64m.bin"), cpu=None):
+    """Hits of `objects` (16 KiB, 1 MiB and 64 MiB), and 16 KiB ranges of the 64 MiB object stored
+    whole and stored in part, each at 8, 64 and 256 connections: each cell `a.rounds` wrk runs of
+    each server, alternately, its row their medians (bench/cells.py). `cpu`: the core wrk runs on
+    (default: wherever the kernel puts its threads)."""
     rows = []
-    for obj in ["o16k.bin", "o1m.bin", "o64m.bin"]:
+    for obj in objects:
         for s in both:
             for _ in range(2):
                 st, n, _ = get(s.port, "/" + obj)
                 assert st == 200, (s.name, obj, st)
         for conns in ([8, 64] if a.quick else [8, 64, 256]):
-            got = alternate(both, a.rounds, lambda s: wrk(s.port, "/" + obj, conns, a.seconds))
+            got = alternate(both, a.rounds, lambda s: wrk(s.port, "/" + obj, conns, a.seconds, cpu=cpu))
             rows.append(median_row("hit throughput %s, %d conns, %s (MB/s)" % (obj, conns, setup), got, 1, "higher is better"))
     # What players ask most of a large file: a range. 16 KiB at 20 MiB, of the object stored
     # whole, then of one stored only around it: a player's seek into a large file that plays
@@ -194,7 +204,7 @@ def hit_rows(both, a, setup):
                 st, n, _ = get(s.port, path, span)
                 assert st == 206 and n == 16384, (s.name, path, st, n)
         for conns in ([8, 64] if a.quick else [8, 64, 256]):
-            got = alternate(both, a.rounds, lambda s: wrk(s.port, path, conns, a.seconds, span))
+            got = alternate(both, a.rounds, lambda s: wrk(s.port, path, conns, a.seconds, span, cpu=cpu))
             rows.append(median_row("16 KiB range hits of %s, %d conns, %s (requests/s)" % (what, conns, setup), got, 0,
                                    "higher is better"))
     return rows
@@ -225,6 +235,14 @@ def main():
     try:
         # 1. Hit throughput, per core: one eddy loop against one nginx worker.
         rows += hit_rows(both, a, "1 loop vs 1 worker")
+        # 1b. The same small cells with a core each: the server's threads on core 0, wrk on core 1.
+        # Above, wrk's two threads share the server's core, and at 8 connections a cell measures
+        # how often the kernel wakes one of them there and preempts the server (RESULTS.md,
+        # "Issue 33, twelfth part"); a client on another machine wakes nobody on its core.
+        if (os.cpu_count() or 1) >= 2:
+            pin(both, {0})
+            rows += hit_rows(both, a, "1 loop vs 1 worker, server on core 0, wrk on core 1", objects=("o16k.bin",), cpu=1)
+            pin(both, set(range(os.cpu_count())))
         # 2. Cold far-seek TTFB behind limit_rate 5m.
         for trial in range(3):
             res = {}
@@ -324,7 +342,7 @@ def main():
         lines.append("| %s | %.3f | %.3f | %.2f | %s%s |" % (name, e, n, ratio, better, errors))
     table = "\n".join(lines)
     print(table)
-    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so). Same nginx origin, same files, each pair measured alternately; a throughput row is the median of %d rounds, each round's ratio beside it.\n\n" % (
+    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so); rows marked “server on core 0, wrk on core 1” hold every thread of each server on one core and wrk on the other (elsewhere wrk shares the server's cores). Same nginx origin, same files, each pair measured alternately; a throughput row is the median of %d rounds, each round's ratio beside it.\n\n" % (
         os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), a.rounds)
     from results import write_section
     write_section("proxy", head + table + "\n")

@@ -235,14 +235,19 @@ def main():
     try:
         # 1. Hit throughput, per core: one eddy loop against one nginx worker.
         rows += hit_rows(both, a, "1 loop vs 1 worker")
-        # 1b. The same small cells with a core each: the server's threads on core 0, wrk on core 1.
+        # 1b. The same small cells with a core each: the server's threads on one core, wrk on another.
         # Above, wrk's two threads share the server's core, and at 8 connections a cell measures
         # how often the kernel wakes one of them there and preempts the server (RESULTS.md,
         # "Issue 33, twelfth part"); a client on another machine wakes nobody on its core.
-        if (os.cpu_count() or 1) >= 2:
-            pin(both, {0})
-            rows += hit_rows(both, a, "1 loop vs 1 worker, server on core 0, wrk on core 1", objects=("o16k.bin",), cpu=1)
-            pin(both, set(range(os.cpu_count())))
+        # The cores are the first two this bench may use (it may itself run under taskset or a
+        # cpuset), and the servers get that whole set back afterwards.
+        allowed = os.sched_getaffinity(0)
+        if len(allowed) >= 2:
+            server_cpu, client_cpu = sorted(allowed)[:2]
+            pin(both, {server_cpu})
+            rows += hit_rows(both, a, "1 loop vs 1 worker, server on core %d, wrk on core %d" % (server_cpu, client_cpu),
+                             objects=("o16k.bin",), cpu=client_cpu)
+            pin(both, allowed)
         # 2. Cold far-seek TTFB behind limit_rate 5m.
         for trial in range(3):
             res = {}
@@ -342,7 +347,7 @@ def main():
         lines.append("| %s | %.3f | %.3f | %.2f | %s%s |" % (name, e, n, ratio, better, errors))
     table = "\n".join(lines)
     print(table)
-    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so); rows marked “server on core 0, wrk on core 1” hold every thread of each server on one core and wrk on the other (elsewhere wrk shares the server's cores). Same nginx origin, same files, each pair measured alternately; a throughput row is the median of %d rounds, each round's ratio beside it.\n\n" % (
+    head = "## Proxy: eddy vs nginx\n\nOne run of `scripts/bench proxy` on %s, %d cores, %s. nginx: proxy_cache, slice 1m, proxy_cache_lock. Per core: 1 nginx worker against `--workers 1`; whole machine: `worker_processes auto` against `--workers auto` (rows marked so); rows marked “server on core N, wrk on core M” hold every thread of each server on one core and wrk on the other (elsewhere wrk shares the server's cores). Same nginx origin, same files, each pair measured alternately; a throughput row is the median of %d rounds, each round's ratio beside it.\n\n" % (
         os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), a.rounds)
     from results import write_section
     write_section("proxy", head + table + "\n")

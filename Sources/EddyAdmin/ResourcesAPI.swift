@@ -122,8 +122,8 @@ package final class ResourcesAPI {
         })
     }
 
-    /// Removes `r` and the variants stored under its URL; responses reading it end cleanly (the
-    /// coordinator's drop wakes them; an open file stays readable until they close it). On its home.
+    /// Removes `r` and the variants stored under its URL; responses reading it finish from its
+    /// open, unlinked file (see `ResourceCoordinator.drop`). On its home.
     private static func remove(_ r: CachedResource, on h: ResourceHome) -> Int {
         let variants = h.coordinators.storedResponses(for: r.key, now: h.loop.wallClock()).filter { $0 !== r && !$0.pinned }
         for v in variants + [r] { h.coordinators.of(v).drop() }

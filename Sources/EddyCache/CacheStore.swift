@@ -189,6 +189,7 @@ public final class CacheStore: Cache {
         r.newChecksums = [:]
         r.purgeOldChecksums = true
         if r.fd >= 0 { close(r.fd); r.fd = -1 }
+        guard !r.isRemoved else { return } // no index row names it: a new file would be an orphan
         files.create(r)
         writer.unlinkAfterCommit(oldPath)
         for l in listeners { l.bytesDropped(r, count: dropped) }
@@ -200,30 +201,42 @@ public final class CacheStore: Cache {
         r.dirty = true
     }
 
-    /// Forgets a resource: index row and data file.
-    public func remove(_ r: CachedResource) {
+    /// Forgets a resource: index row and data file. `keepingReadable`: responses still reading it
+    /// (a purge, or a refresh's new version taking its URL's place, while a player is mid-body)
+    /// go on reading its confirmed bytes from its open descriptor, the file unlinked as nginx and
+    /// Varnish keep a replaced object for its readers; the descriptor closes with the last of
+    /// them (`CachedResource.deinit`). Either way its bytes leave the totals now, and nothing is
+    /// written to it or confirmed for it again (`isRemoved`).
+    public func remove(_ r: CachedResource, keepingReadable: Bool = false) {
         let bytes = r.accountedBytes
         share.add(-bytes, pinned: r.pinned)
         r.accountedBytes = 0
-        r.confirmed = ByteRangeSet()
+        r.isRemoved = true
         // Only itself: a resource removed once and dropped again later (a fill ending on a purged
         // resource) must not take the new resource under its key out of memory.
         if resources[r.key] === r { resources[r.key] = nil }
         writer.delete(id: r.id, path: path(r))
-        if r.fd >= 0 { close(r.fd); r.fd = -1 }
+        if !keepingReadable {
+            r.confirmed = ByteRangeSet()
+            if r.fd >= 0 { close(r.fd); r.fd = -1 }
+        }
         for l in listeners { l.resourceRemoved(r, bytes: bytes) }
     }
 
     /// Writes body bytes at `offset`. Returns false when the write failed (disk full, I/O error);
     /// the caller then stops caching this response but may keep streaming it.
     public func write(_ r: CachedResource, offset: Int, bytes: UnsafeRawBufferPointer) -> Bool {
-        files.write(fd: r.fd, offset: offset, bytes: bytes)
+        // A removed resource's file is unlinked (or closed): a fill still running on it passes
+        // its bytes through uncached rather than into a file nobody will find.
+        guard !r.isRemoved else { return false }
+        return files.write(fd: r.fd, offset: offset, bytes: bytes)
     }
 
     /// Marks `range` confirmed: the bytes were written completely from one response of this version.
     /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges, with
     /// the CRC-32 of each block they wrote whole, by block number (committed with the ranges).
     public func confirm(_ r: CachedResource, _ range: Range<Int>, checksums: [Int: UInt32] = [:]) {
+        guard !r.isRemoved else { return } // its bytes left the totals with it
         let before = r.confirmed.count
         r.confirmed.insert(range)
         if !r.unverified.isEmpty { r.unverified.remove(range) } // written in this run: trusted

@@ -42,6 +42,9 @@ public final class CachedResource {
     var newChecksums: [Int: UInt32] = [:]
     /// Set by a version change: the old version's checksums go at the next commit.
     var purgeOldChecksums = false
+    /// Set when the store forgot the resource (`CacheStore.remove`): nothing is written to it or
+    /// counted for it again; responses still holding it read what it held (see `keepingReadable`).
+    public internal(set) var isRemoved = false
 
     init(id: Int, key: String, version: Int, meta: ResourceMeta, confirmed: ByteRangeSet, lastAccess: Int) {
         self.id = id

@@ -9,7 +9,7 @@ extension Coordinators {
     package static func stagingKey(_ key: String) -> String { key + "\u{1}staged\u{1}" }
 
     /// Makes the version staged for `key` the one `key` serves: the old one is dropped as a purge
-    /// drops it (responses reading it end cleanly, their open file still readable), and the staged
+    /// drops it (responses reading it finish it from its open, unlinked file), and the staged
     /// one takes its key, pins and all. False, changing nothing, while the staged version is not
     /// whole or is in use, or a discovery of `key` is in flight: the caller tries again later.
     package func promoteStaged(_ key: String) -> Bool {

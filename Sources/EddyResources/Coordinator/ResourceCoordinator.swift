@@ -243,9 +243,11 @@ package final class ResourceCoordinator {
         }
     }
 
-    /// Forgets a resource the origin no longer serves.
+    /// Forgets the resource (the origin no longer serves it, a purge, a refresh's new version
+    /// taking its place). Responses reading it go on with what it holds, from its open file;
+    /// bytes it lacks come as for an unwritable cache (`cacheUnwritable`), never written to it.
     package func drop() {
-        coordinators.cache.remove(resource)
+        coordinators.cache.remove(resource, keepingReadable: isInUse)
         wake()
     }
 

@@ -1,0 +1,62 @@
+import EddyCache
+import EddyCore
+import Foundation
+import XCTest
+
+/// A resource forgotten while responses read it (a purge, a refresh's new version taking its
+/// URL's place): its bytes leave the index, the disk's name and the totals at once, but stay
+/// readable to whoever holds it; nothing is written or counted for it again.
+final class CacheRemoveReadableTests: XCTestCase {
+    func test_removedKeepingReadable_itsBytesStayReadable_butLeaveTheIndexAndTotals() throws {
+        let fx = CacheFixture()
+        let s = try fx.openStore()
+        let r = s.insert(key: "http://o/film", meta: fx.meta(length: 1000), now: 1)
+        fx.writeAndConfirm(s, r, 0..<1000)
+        s.setPinned(r, true)
+        s.flush(wait: true)
+        let path = s.path(r)
+        XCTAssertEqual(s.totalBytes, 1000)
+
+        s.setPinned(r, false)
+        s.remove(r, keepingReadable: true)
+        s.flush(wait: true)
+        XCTAssertTrue(r.isRemoved)
+        XCTAssertNil(s.lookup("http://o/film", now: 2), "the index no longer names it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "its file is unlinked")
+        XCTAssertEqual(s.totalBytes, 0)
+        XCTAssertEqual(s.pinnedBytes, 0)
+        // A response holding it reads on: the confirmed ranges and the open descriptor are kept.
+        XCTAssertTrue(r.isComplete)
+        XCTAssertGreaterThanOrEqual(r.fd, 0)
+        XCTAssertEqual(s.read(r, 0..<1000), fx.pattern(1000))
+        XCTAssertEqual(s.span(r, 0..<1000).descriptor, r.fd)
+
+        // A fill still running on it neither writes into the unlinked file nor counts bytes.
+        let other = fx.pattern(1000, seed: 9)
+        XCTAssertFalse(other.withUnsafeBytes { s.write(r, offset: 0, bytes: $0) })
+        s.confirm(r, 0..<1000)
+        XCTAssertEqual(s.totalBytes, 0)
+        XCTAssertEqual(s.read(r, 0..<1000), fx.pattern(1000), "the bytes read are the old ones")
+        // Nor does a version change bring a file back under its id.
+        s.replace(r, with: fx.meta(length: 500))
+        XCTAssertEqual(r.fd, -1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: s.path(r)))
+        s.flush(wait: true)
+        XCTAssertNil(s.lookup("http://o/film", now: 3))
+        XCTAssertEqual(s.totalBytes, 0)
+    }
+
+    func test_removedNotKeepingReadable_closesAndForgetsAtOnce() throws {
+        let fx = CacheFixture()
+        let s = try fx.openStore()
+        let r = s.insert(key: "http://o/clip", meta: fx.meta(length: 1000), now: 1)
+        fx.writeAndConfirm(s, r, 0..<1000)
+        s.remove(r)
+        XCTAssertTrue(r.isRemoved)
+        XCTAssertEqual(r.fd, -1)
+        XCTAssertTrue(r.confirmed.isEmpty)
+        s.confirm(r, 0..<1000)
+        XCTAssertTrue(r.confirmed.isEmpty, "a late confirmation does not bring bytes back")
+        XCTAssertEqual(s.totalBytes, 0)
+    }
+}

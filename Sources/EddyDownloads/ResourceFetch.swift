@@ -84,7 +84,8 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
                 return
             }
             // Stored without a validator or length: bytes already there cannot be resumed safely.
-            cache.remove(r)
+            // Dropped through its coordinator, so a response reading them finishes (see `drop`).
+            coordinators.of(r).drop()
         }
         // A byte-range segment discovers its resource with its own range widened to whole
         // blocks, so a single-file rendition is fetched segment by segment. Whole blocks, because

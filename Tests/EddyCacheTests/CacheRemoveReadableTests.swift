@@ -59,4 +59,24 @@ final class CacheRemoveReadableTests: XCTestCase {
         XCTAssertTrue(r.confirmed.isEmpty, "a late confirmation does not bring bytes back")
         XCTAssertEqual(s.totalBytes, 0)
     }
+
+    func test_aNewResourceUnderTheKeyOfOneInUse_leavesTheOldReadableToItsReaders() throws {
+        let fx = CacheFixture()
+        let s = try fx.openStore()
+        let old = s.insert(key: "http://o/seg", meta: fx.meta(length: 1000), now: 1)
+        fx.writeAndConfirm(s, old, 0..<1000)
+        s.isInUse = { $0 === old }
+        let new = s.insert(key: "http://o/seg", meta: fx.meta(length: 500), now: 2)
+        XCTAssertTrue(old.isRemoved)
+        XCTAssertFalse(new.isRemoved)
+        XCTAssertTrue(s.lookup("http://o/seg", now: 3) === new)
+        XCTAssertEqual(s.read(old, 0..<1000), fx.pattern(1000), "its reader finishes the old bytes")
+        XCTAssertEqual(s.totalBytes, 0)
+        // One nobody uses goes at once, descriptor and all.
+        s.isInUse = { _ in false }
+        let third = s.insert(key: "http://o/seg", meta: fx.meta(length: 500), now: 4)
+        XCTAssertTrue(new.isRemoved)
+        XCTAssertEqual(new.fd, -1)
+        XCTAssertTrue(s.lookup("http://o/seg", now: 5) === third)
+    }
 }

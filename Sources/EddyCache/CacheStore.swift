@@ -176,6 +176,9 @@ public final class CacheStore: Cache {
     /// changed the representation). The old file is unlinked after the index stops naming it;
     /// responses already sending from it keep their own descriptors.
     public func replace(_ r: CachedResource, with meta: ResourceMeta) {
+        // A removed resource keeps its version: no index row names it, a new file would be an
+        // orphan, and its readers finish the bytes they began with.
+        guard !r.isRemoved else { return }
         let oldPath = path(r)
         let dropped = r.accountedBytes
         share.add(-dropped, pinned: r.pinned)
@@ -189,7 +192,6 @@ public final class CacheStore: Cache {
         r.newChecksums = [:]
         r.purgeOldChecksums = true
         if r.fd >= 0 { close(r.fd); r.fd = -1 }
-        guard !r.isRemoved else { return } // no index row names it: a new file would be an orphan
         files.create(r)
         writer.unlinkAfterCommit(oldPath)
         for l in listeners { l.bytesDropped(r, count: dropped) }
@@ -199,28 +201,6 @@ public final class CacheStore: Cache {
     public func refresh(_ r: CachedResource, meta: ResourceMeta) {
         r.meta = meta
         r.dirty = true
-    }
-
-    /// Forgets a resource: index row and data file. `keepingReadable`: responses still reading it
-    /// (a purge, or a refresh's new version taking its URL's place, while a player is mid-body)
-    /// go on reading its confirmed bytes from its open descriptor, the file unlinked as nginx and
-    /// Varnish keep a replaced object for its readers; the descriptor closes with the last of
-    /// them (`CachedResource.deinit`). Either way its bytes leave the totals now, and nothing is
-    /// written to it or confirmed for it again (`isRemoved`).
-    public func remove(_ r: CachedResource, keepingReadable: Bool = false) {
-        let bytes = r.accountedBytes
-        share.add(-bytes, pinned: r.pinned)
-        r.accountedBytes = 0
-        r.isRemoved = true
-        // Only itself: a resource removed once and dropped again later (a fill ending on a purged
-        // resource) must not take the new resource under its key out of memory.
-        if resources[r.key] === r { resources[r.key] = nil }
-        writer.delete(id: r.id, path: path(r))
-        if !keepingReadable {
-            r.confirmed = ByteRangeSet()
-            if r.fd >= 0 { close(r.fd); r.fd = -1 }
-        }
-        for l in listeners { l.resourceRemoved(r, bytes: bytes) }
     }
 
     /// Writes body bytes at `offset`. Returns false when the write failed (disk full, I/O error);
@@ -258,6 +238,7 @@ public final class CacheStore: Cache {
         let before = r.confirmed.count
         r.confirmed.remove(range)
         r.unverified.remove(range)
+        guard !r.isRemoved else { return 0 } // its bytes left the totals, and its listeners, with it
         let freed = before - r.confirmed.count
         r.accountedBytes -= freed
         share.add(-freed, pinned: r.pinned)

@@ -37,10 +37,14 @@ final class CacheRemoveReadableTests: XCTestCase {
         s.confirm(r, 0..<1000)
         XCTAssertEqual(s.totalBytes, 0)
         XCTAssertEqual(s.read(r, 0..<1000), fx.pattern(1000), "the bytes read are the old ones")
-        // Nor does a version change bring a file back under its id.
+        // Nor does a version change: no file comes back under its id, and its readers keep the
+        // version they began with.
+        let version = r.version
         s.replace(r, with: fx.meta(length: 500))
-        XCTAssertEqual(r.fd, -1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: s.path(r)))
+        XCTAssertEqual(r.version, version)
+        XCTAssertEqual(r.meta.length, 1000)
+        XCTAssertEqual(s.read(r, 0..<1000), fx.pattern(1000))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
         s.flush(wait: true)
         XCTAssertNil(s.lookup("http://o/film", now: 3))
         XCTAssertEqual(s.totalBytes, 0)
@@ -78,5 +82,30 @@ final class CacheRemoveReadableTests: XCTestCase {
         XCTAssertTrue(new.isRemoved)
         XCTAssertEqual(new.fd, -1)
         XCTAssertTrue(s.lookup("http://o/seg", now: 5) === third)
+    }
+
+    func test_removedTwice_isHeardOnce_andUncheckedBytesAreNotServed() throws {
+        let fx = CacheFixture()
+        var store: CacheStore? = try fx.openStore()
+        let r0 = store!.insert(key: "http://o/old", meta: fx.meta(length: 1000), now: 1)
+        fx.writeAndConfirm(store!, r0, 0..<1000)
+        store!.shutdown()
+        store = nil
+        // Read back from the index: its bytes are unchecked until first served.
+        let s = try fx.openStore()
+        let r = try XCTUnwrap(s.lookup("http://o/old", now: 2))
+        XCTAssertFalse(r.unverified.isEmpty)
+        let heard = RecordingListener()
+        s.addListener(heard)
+        s.remove(r, keepingReadable: true)
+        XCTAssertTrue(r.confirmed.isEmpty, "unchecked bytes can not be checked once the row is gone")
+        XCTAssertTrue(r.unverified.isEmpty)
+        let next = s.insert(key: "http://o/old", meta: fx.meta(length: 1000), now: 3)
+        s.remove(r, keepingReadable: true)
+        s.remove(r)
+        let removals = heard.events.filter { if case .removed = $0 { return true } else { return false } }
+        XCTAssertEqual(removals, [.removed(key: "http://o/old", bytes: 1000)])
+        XCTAssertEqual(r.fd, -1, "let go of by its last reader")
+        XCTAssertTrue(s.lookup("http://o/old", now: 4) === next, "the new resource under its key is untouched")
     }
 }

@@ -171,6 +171,16 @@ def request(port, path, headers=None, method="GET", timeout=60, host="127.0.0.1"
     return Response(r.status, hdrs, body, ttfb)
 
 
+def open_body(port, path, headers=None):
+    """A player mid-body: the head and the first 64 KiB read, the rest left in the socket (eddy's
+    queue and the kernel's buffers hold far less than a body of several MiB), so the response is
+    still in flight. Returns (connection, response, first bytes); read the rest with `response.read()`."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    c.request("GET", path, headers=headers or {})
+    r = c.getresponse()
+    return c, r, r.read(65536)
+
+
 class Nginx:
     """nginx from Debian as the origin; body bytes counted from its access log."""
 

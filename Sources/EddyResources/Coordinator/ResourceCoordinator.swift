@@ -245,9 +245,13 @@ package final class ResourceCoordinator {
 
     /// Forgets the resource (the origin no longer serves it, a purge, a refresh's new version
     /// taking its place). Responses reading it go on with what it holds, from its open file;
-    /// bytes it lacks come as for an unwritable cache (`cacheUnwritable`), never written to it.
+    /// bytes it lacks come as for an unwritable cache (`cacheUnwritable`: straight from the
+    /// origin, checked with If-Range), never through a fill of it: none starts, and a fill
+    /// running stops at its next write, refused (its head's waiters look the URL up again).
     package func drop() {
-        coordinators.cache.remove(resource, keepingReadable: isInUse)
+        let inUse = isInUse
+        coordinators.cache.remove(resource, keepingReadable: inUse)
+        if inUse { machine.storeFailed() }
         wake()
     }
 

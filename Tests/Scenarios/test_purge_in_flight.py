@@ -1,0 +1,116 @@
+"""A purge while a player is mid-body. The purge forgets the resource at once (the next request
+goes to the origin), and a response already sending it goes on from its open, unlinked file, as
+nginx and Varnish keep a replaced object for its readers: whole when the origin still has that
+version, cut off (never mixed with another version) when it changed. Before, the response found
+its bytes gone and fetched the rest from the origin, or was cut off. Bytes are counted at the
+project's fault origin, per path."""
+import os, urllib.parse
+import pytest
+from conftest import Eddy, FaultOrigin, make_file, open_body, request, sha
+from test_downloads import api
+
+MiB = 1 << 20
+
+
+@pytest.fixture
+def clip(origins, tmp_path):
+    """(eddy, fault origin) of their own."""
+    fo = FaultOrigin(str(tmp_path))
+    e = Eddy(str(tmp_path), origins[0], fo)
+    yield e, fo
+    request(fo.port, "/_set?rate=0")
+    e.stop()
+    fo.stop()
+
+
+def put(fo, name, size, seed, mtime=1_000_000_000):
+    """The origin's file, old enough to be heuristically fresh (no revalidation on a hit); put
+    in place by a rename, so that a read already open on the old one goes on with the old bytes."""
+    path = os.path.join(fo.www, name)
+    make_file(path + ".tmp", size, seed)
+    os.utime(path + ".tmp", (mtime, mtime))
+    os.replace(path + ".tmp", path)
+    return open(path, "rb").read()
+
+
+def origin_bytes(fo, path):
+    return fo.stats()["paths"].get(path, {}).get("bytes", 0)
+
+
+def purge(e, path):
+    status, r = api(e, "DELETE", "/api/resources/" + urllib.parse.quote(path, safe=""))
+    assert status == 200 and r["purged"] == 1, r
+
+
+def read_until_cut(resp):
+    """The rest of the body, and whether it was cut short of its Content-Length (http.client's
+    read(n) returns b"" at a closed connection, without a word)."""
+    expected, body = int(resp.getheader("Content-Length")), b""
+    while True:
+        try:
+            b = resp.read(65536)
+        except (ConnectionError, OSError):  # a reset ends the body too
+            return body, True
+        if not b:
+            return body, len(body) < expected
+        body += b
+
+
+def test_a_whole_hit_purged_mid_body_ends_whole_from_its_file(clip):
+    e, fo = clip
+    old = put(fo, "clip.bin", 6 * MiB, 6)
+    assert sha(e.get("/f/clip.bin").body) == sha(old)
+    before = origin_bytes(fo, "/clip.bin")
+    c, resp, first = open_body(e.port, "/f/clip.bin")
+    assert resp.status == 200 and "hit" in resp.getheader("Cache-Status", ""), resp.getheaders()
+    purge(e, "/f/clip.bin")
+    body = first + resp.read()
+    c.close()
+    assert sha(body) == sha(old), (len(body), len(old))
+    assert origin_bytes(fo, "/clip.bin") == before, "the rest came from the old file, not the origin"
+    g = e.get("/f/clip.bin")
+    assert g.status == 200 and sha(g.body) == sha(old)
+    assert origin_bytes(fo, "/clip.bin") - before == len(old), "fetched again after the purge"
+
+
+def half_stored_and_purged_mid_body(e, fo, name, seed):
+    """An 8 MiB file whose first half eddy stores; a player mid-body on it, the origin paced
+    (1 MB/s) so that no fill brings the rest before the purge, which then comes.
+    Returns (old bytes, connection, response, first bytes)."""
+    old = put(fo, name, 8 * MiB, seed)
+    r = e.get("/f/" + name, {"Range": "bytes=0-%d" % (4 * MiB - 1)})
+    assert r.status == 206 and r.body == old[:4 * MiB]
+    request(fo.port, "/_set?rate=1000000")
+    c, resp, first = open_body(e.port, "/f/" + name)
+    assert resp.status == 200 and int(resp.getheader("Content-Length")) == len(old)
+    purge(e, "/f/" + name)
+    return old, c, resp, first
+
+
+def test_a_partly_stored_resource_purged_mid_body_ends_whole(clip):
+    """The rest comes from the origin, and the response still ends whole and right."""
+    e, fo = clip
+    old, c, resp, first = half_stored_and_purged_mid_body(e, fo, "part.bin", 7)
+    request(fo.port, "/_set?rate=0")
+    body = first + resp.read()
+    c.close()
+    assert sha(body) == sha(old), (len(body), len(old))
+    g = e.get("/f/part.bin")
+    assert g.status == 200 and sha(g.body) == sha(old)
+    assert "miss" in g.headers["cache-status"], g.headers  # fetched again
+
+
+def test_a_partly_stored_resource_purged_and_changed_mid_body_is_cut_off_never_mixed(clip):
+    """The rest of the purged version is gone from the origin too: the response can only stop
+    short (the If-Range of its uncached tail finds another version), never send new bytes."""
+    e, fo = clip
+    old, c, resp, first = half_stored_and_purged_mid_body(e, fo, "moving.bin", 8)
+    new = put(fo, "moving.bin", 8 * MiB, 9, mtime=1_100_000_000)
+    request(fo.port, "/_set?rate=0")
+    rest, cut = read_until_cut(resp)
+    c.close()
+    body = first + rest
+    assert cut and len(body) < len(old), (len(body), cut)
+    assert body == old[:len(body)], "never a mix of two versions"
+    assert len(body) >= 4 * MiB, "the stored half is sent whole before the cut (%d)" % len(body)
+    assert sha(e.get("/f/moving.bin").body) == sha(new)

@@ -39,9 +39,9 @@ public protocol Cache: AnyObject {
     /// Records refreshed metadata (a 304) for the same version.
     func refresh(_ r: CachedResource, meta: ResourceMeta)
 
-    /// Forgets a resource: its index row and data file. `keepingReadable`: its confirmed bytes and
-    /// open (unlinked) file stay readable to those still holding it, until they let go of it.
-    func remove(_ r: CachedResource, keepingReadable: Bool)
+    /// Forgets a resource: its index row and data file. While the layer above still uses it, its
+    /// confirmed bytes and open (unlinked) file stay readable to those holding it, until they let go.
+    func remove(_ r: CachedResource)
 
     /// The variants stored for the URL key `base` (keys starting with `VaryKey.prefix(base)`),
     /// committed or not, most recently used first.
@@ -90,9 +90,4 @@ public protocol Cache: AnyObject {
 
     /// Removes a listener added before (by identity).
     func removeListener(_ listener: any CacheListener)
-}
-
-extension Cache {
-    /// Forgets a resource nobody reads any more: its index row, data file and descriptor.
-    public func remove(_ r: CachedResource) { remove(r, keepingReadable: false) }
 }

@@ -8,7 +8,7 @@ extension CacheStore {
     public func rekey(_ r: CachedResource, to key: String) {
         precondition(stripe(of: key) == stripe && stripe(of: r.key) == stripe, "rekey across stripes")
         guard r.key != key else { return }
-        if let old = peek(key), old !== r { remove(old, keepingReadable: isInUse(old)) }
+        if let old = peek(key), old !== r { remove(old) }
         resources[r.key] = nil
         r.key = key
         resources[key] = r

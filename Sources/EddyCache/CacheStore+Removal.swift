@@ -4,13 +4,14 @@ import Glibc
 /// Forgetting a resource: at once for the index, the disk's names and the totals; for its readers
 /// only when they let go of it.
 extension CacheStore {
-    /// Forgets a resource: index row and data file. `keepingReadable`: responses still reading it
-    /// (a purge, or a refresh's new version taking its URL's place, while a player is mid-body)
-    /// go on reading its confirmed bytes from its open descriptor, the file unlinked as nginx and
-    /// Varnish keep a replaced object for its readers; the descriptor closes with the last of
-    /// them (`CachedResource.deinit`). Either way its bytes leave the totals now, and nothing is
-    /// written to it or confirmed for it again (`isRemoved`).
-    public func remove(_ r: CachedResource, keepingReadable: Bool = false) {
+    /// Forgets a resource: index row and data file. While it is in use (`isInUse`: responses
+    /// still reading it after a purge, or a refresh's new version taking its URL's place, while a
+    /// player is mid-body) they go on reading its confirmed bytes from its open descriptor, the
+    /// file unlinked as nginx and Varnish keep a replaced object for its readers; the descriptor
+    /// closes with the last of them (`CachedResource.deinit`). Either way its bytes leave the
+    /// totals now, and nothing is written to it or confirmed for it again (`isRemoved`).
+    public func remove(_ r: CachedResource) {
+        let keepingReadable = isInUse(r)
         guard !r.isRemoved else {
             // Removed before (a fill ending on a purged resource drops it again): its row, file
             // and bytes went then; its key may name another resource now, which must not hear of it.

@@ -153,7 +153,7 @@ public final class CacheStore: Cache {
 
     /// Creates an empty resource (version 1) with `meta`.
     public func insert(key: String, meta: ResourceMeta, now: Int) -> CachedResource {
-        if let old = resources[key] ?? leaving.removeValue(forKey: key) { remove(old, keepingReadable: isInUse(old)) }
+        if let old = resources[key] ?? leaving.removeValue(forKey: key) { remove(old) }
         let r = CachedResource(id: share.allocateID(), key: key, version: 1, meta: meta, confirmed: ByteRangeSet(), lastAccess: now)
         r.dirty = true
         files.create(r)

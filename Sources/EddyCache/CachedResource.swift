@@ -43,7 +43,7 @@ public final class CachedResource {
     /// Set by a version change: the old version's checksums go at the next commit.
     var purgeOldChecksums = false
     /// Set when the store forgot the resource (`CacheStore.remove`): nothing is written to it or
-    /// counted for it again; responses still holding it read what it held (see `keepingReadable`).
+    /// counted for it again; responses still holding it read what it held (see `CacheStore.remove`).
     public internal(set) var isRemoved = false
 
     init(id: Int, key: String, version: Int, meta: ResourceMeta, confirmed: ByteRangeSet, lastAccess: Int) {

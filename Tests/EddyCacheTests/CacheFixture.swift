@@ -28,6 +28,13 @@ final class CacheFixture {
         (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 31 &+ seed) % 251) }
     }
 
+    /// A resource of `length` pattern bytes under `key`, all of them confirmed.
+    func stored(_ store: CacheStore, key: String, length: Int = 1000, now: Int = 1) -> CachedResource {
+        let r = store.insert(key: key, meta: meta(length: length), now: now)
+        writeAndConfirm(store, r, 0..<length)
+        return r
+    }
+
     /// Writes `range` of `r` (pattern bytes at their offsets) and confirms it.
     func writeAndConfirm(_ store: CacheStore, _ r: CachedResource, _ range: Range<Int>,
                          file: StaticString = #filePath, line: UInt = #line) {

@@ -7,18 +7,18 @@ import XCTest
 /// URL's place): its bytes leave the index, the disk's name and the totals at once, but stay
 /// readable to whoever holds it; nothing is written or counted for it again.
 final class CacheRemoveReadableTests: XCTestCase {
-    func test_removedKeepingReadable_itsBytesStayReadable_butLeaveTheIndexAndTotals() throws {
+    func test_removedInUse_itsBytesStayReadable_butLeaveTheIndexAndTotals() throws {
         let fx = CacheFixture()
         let s = try fx.openStore()
-        let r = s.insert(key: "http://o/film", meta: fx.meta(length: 1000), now: 1)
-        fx.writeAndConfirm(s, r, 0..<1000)
+        let r = fx.stored(s, key: "http://o/film")
         s.setPinned(r, true)
         s.flush(wait: true)
         let path = s.path(r)
         XCTAssertEqual(s.totalBytes, 1000)
 
         s.setPinned(r, false)
-        s.remove(r, keepingReadable: true)
+        s.isInUse = { $0 === r } // a response reads it
+        s.remove(r)
         s.flush(wait: true)
         XCTAssertTrue(r.isRemoved)
         XCTAssertNil(s.lookup("http://o/film", now: 2), "the index no longer names it")
@@ -50,11 +50,10 @@ final class CacheRemoveReadableTests: XCTestCase {
         XCTAssertEqual(s.totalBytes, 0)
     }
 
-    func test_removedNotKeepingReadable_closesAndForgetsAtOnce() throws {
+    func test_removedUnused_closesAndForgetsAtOnce() throws {
         let fx = CacheFixture()
         let s = try fx.openStore()
-        let r = s.insert(key: "http://o/clip", meta: fx.meta(length: 1000), now: 1)
-        fx.writeAndConfirm(s, r, 0..<1000)
+        let r = fx.stored(s, key: "http://o/clip")
         s.remove(r)
         XCTAssertTrue(r.isRemoved)
         XCTAssertEqual(r.fd, -1)
@@ -67,8 +66,7 @@ final class CacheRemoveReadableTests: XCTestCase {
     func test_aNewResourceUnderTheKeyOfOneInUse_leavesTheOldReadableToItsReaders() throws {
         let fx = CacheFixture()
         let s = try fx.openStore()
-        let old = s.insert(key: "http://o/seg", meta: fx.meta(length: 1000), now: 1)
-        fx.writeAndConfirm(s, old, 0..<1000)
+        let old = fx.stored(s, key: "http://o/seg")
         s.isInUse = { $0 === old }
         let new = s.insert(key: "http://o/seg", meta: fx.meta(length: 500), now: 2)
         XCTAssertTrue(old.isRemoved)
@@ -87,8 +85,7 @@ final class CacheRemoveReadableTests: XCTestCase {
     func test_removedTwice_isHeardOnce_andUncheckedBytesAreNotServed() throws {
         let fx = CacheFixture()
         var store: CacheStore? = try fx.openStore()
-        let r0 = store!.insert(key: "http://o/old", meta: fx.meta(length: 1000), now: 1)
-        fx.writeAndConfirm(store!, r0, 0..<1000)
+        _ = fx.stored(store!, key: "http://o/old")
         store!.shutdown()
         store = nil
         // Read back from the index: its bytes are unchecked until first served.
@@ -97,12 +94,14 @@ final class CacheRemoveReadableTests: XCTestCase {
         XCTAssertFalse(r.unverified.isEmpty)
         let heard = RecordingListener()
         s.addListener(heard)
-        s.remove(r, keepingReadable: true)
+        s.isInUse = { $0 === r } // a response reads it
+        s.remove(r)
         XCTAssertTrue(r.confirmed.isEmpty, "unchecked bytes can not be checked once the row is gone")
         XCTAssertTrue(r.unverified.isEmpty)
         let next = s.insert(key: "http://o/old", meta: fx.meta(length: 1000), now: 3)
-        s.remove(r, keepingReadable: true)
-        s.remove(r)
+        s.remove(r) // dropped again while still read
+        s.isInUse = { _ in false }
+        s.remove(r) // and once its reader let go
         let removals = heard.events.filter { if case .removed = $0 { return true } else { return false } }
         XCTAssertEqual(removals, [.removed(key: "http://o/old", bytes: 1000)])
         XCTAssertEqual(r.fd, -1, "let go of by its last reader")

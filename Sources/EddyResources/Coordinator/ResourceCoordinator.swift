@@ -249,9 +249,8 @@ package final class ResourceCoordinator {
     /// origin, checked with If-Range), never through a fill of it: none starts, and a fill
     /// running stops at its next write, refused (its head's waiters look the URL up again).
     package func drop() {
-        let inUse = isInUse
-        coordinators.cache.remove(resource, keepingReadable: inUse)
-        if inUse { machine.storeFailed() }
+        coordinators.cache.remove(resource) // kept readable while in use (`CacheStore.isInUse`)
+        if isInUse { machine.storeFailed() }
         wake()
     }
 

@@ -38,6 +38,10 @@ public final class HTTPServer {
     /// Shared with the other loops' listeners on the same port, so that `limits.maxConnections`
     /// bounds them together; nil: this listener's own connections. Set by `ConnectionBudget.join`.
     var budget: ConnectionBudget?
+    /// This listener's place in `budget`'s counts.
+    var budgetSlot = 0
+    /// Connections this listener accepted and handed to a loop of its group holding fewer.
+    public internal(set) var handedOff = 0
     /// Connections closed because their request headers took longer than `limits.headerTimeout`.
     public internal(set) var headerTimeouts = 0
     /// Idle connections closed to make room when accept ran out of descriptors.
@@ -107,20 +111,30 @@ public final class HTTPServer {
         if reserveFD >= 0 { close(reserveFD) }
     }
 
-    /// A connection was accepted: from here on its bytes are read.
+    /// A connection was accepted. In a group sharing the port it may go to a loop holding fewer
+    /// connections (`ConnectionBalance`); otherwise its bytes are read here from now on.
     func accepted(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?) {
+        let peer = HTTPServer.describe(address)
+        if let budget, budget.handOff(fd, peer: peer, acceptedBy: self) {
+            handedOff += 1
+            return
+        }
+        adopt(fd, peer: peer)
+    }
+
+    /// Serves the accepted connection `fd` on this loop (already counted in `budget`, if any).
+    func adopt(_ fd: Int32, peer: String) {
         // Responses are written whole at once; Nagle's algorithm would hold a response's tail
         // for the client's delayed ACK (40 ms per response).
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let c = ClientConnection(fd: fd, peer: HTTPServer.describe(address), server: self, limits: parserLimits)
+        let c = ClientConnection(fd: fd, peer: peer, server: self, limits: parserLimits)
         connections[ObjectIdentifier(c)] = c
-        budget?.opened()
     }
 
     /// The connection closed: it leaves the list (and the shared count).
     func forget(_ c: ClientConnection) {
-        if connections.removeValue(forKey: ObjectIdentifier(c)) != nil { budget?.closed() }
+        if connections.removeValue(forKey: ObjectIdentifier(c)) != nil { budget?.closed(budgetSlot) }
     }
 
     /// A whole request arrived on `connection`.

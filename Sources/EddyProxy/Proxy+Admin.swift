@@ -115,13 +115,18 @@ extension Proxy {
             ("eddy_header_timeouts_total", "Connections closed for slow request headers", listener.headerTimeouts),
             ("eddy_connections_shed_total", "Idle connections closed when out of descriptors", listener.shed),
             ("eddy_accept_failures_total", "accept() failures for lack of descriptors", listener.acceptFailures),
+            ("eddy_connections_handed_off_total", "Connections a loop accepted and gave to a loop holding fewer", listener.handedOff),
             ("eddy_event_loops", "Event loops serving clients (workers)", workers.count + 1),
             ("eddy_memory_cache_bytes", "Bytes of small bodies held in memory", memory),
             ("eddy_connect_active", "CONNECT tunnels open", metrics.tunnelsActive),
         ])
-        // How the kernel spread the clients over the loops' listeners.
+        // How the clients spread over the loops.
         text += "# HELP eddy_loop_requests_total Client requests each event loop accepted\n# TYPE eddy_loop_requests_total counter\n"
-        for (i, c) in loopCounters.enumerated() { text += "eddy_loop_requests_total{loop=\"\(i)\"} \(c.requests)\n" }
+        let loops = loopCounters
+        for (i, c) in loops.enumerated() { text += "eddy_loop_requests_total{loop=\"\(i)\"} \(c.requests)\n" }
+        // How evenly the loops hold them (ConnectionBalance).
+        text += "# HELP eddy_loop_client_connections Open client connections on each event loop\n# TYPE eddy_loop_client_connections gauge\n"
+        for (i, c) in loops.enumerated() { text += "eddy_loop_client_connections{loop=\"\(i)\"} \(c.openConnections)\n" }
         // Where the origin is asked from: fills on the home loop, pass-through on any.
         text += "# HELP eddy_loop_upstream_fetches_total Upstream requests each event loop made\n# TYPE eddy_loop_upstream_fetches_total counter\n"
         for (i, n) in perLoop.map(\.upstreamFetches).enumerated() {

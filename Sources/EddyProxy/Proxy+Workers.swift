@@ -50,6 +50,7 @@ extension Proxy {
             c.headerTimeouts += o.headerTimeouts
             c.shed += o.shed
             c.acceptFailures += o.acceptFailures
+            c.handedOff += o.handedOff
             c.repliesInFlight += o.repliesInFlight
             c.requests += o.requests
             c.upstreamActive += o.upstreamActive

@@ -7,6 +7,8 @@ struct WorkerCounters {
     var headerTimeouts = 0
     var shed = 0
     var acceptFailures = 0
+    /// Connections accepted here and handed to a loop holding fewer.
+    var handedOff = 0
     var repliesInFlight = 0
     var requests = 0
     /// Upstream transfers in flight on the loop's own curl multi handle.
@@ -20,6 +22,7 @@ struct WorkerCounters {
         headerTimeouts = server.headerTimeouts
         shed = server.shed
         acceptFailures = server.acceptFailures
+        handedOff = server.handedOff
         repliesInFlight = server.repliesInFlight
         requests = server.requestsAccepted
     }

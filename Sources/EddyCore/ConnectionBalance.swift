@@ -15,20 +15,29 @@ public struct ConnectionBalance: Sendable, Equatable {
     public private(set) var counts: [Int] = []
     /// Open connections over every member.
     public private(set) var total = 0
+    /// Members that take connections from others (not retired).
+    public private(set) var accepting: [Bool] = []
 
     public init() {}
 
     /// Adds a member with no connections; returns its index.
     public mutating func addMember() -> Int {
         counts.append(0)
+        accepting.append(true)
         return counts.count - 1
     }
 
-    /// A connection accepted by `member`: the member that takes it (the first of those holding the
-    /// fewest, `member` itself when it holds no more than they), counted there from now on.
+    /// `member` stopped accepting (a drain): it is given no more connections, and keeps its count.
+    public mutating func retire(_ member: Int) {
+        accepting[member] = false
+    }
+
+    /// A connection accepted by `member`: the member that takes it (the first of the accepting
+    /// members holding the fewest, `member` itself when it holds no more than they), counted there
+    /// from now on.
     public mutating func place(acceptedBy member: Int) -> Int {
         var target = member
-        for (i, n) in counts.enumerated() where n < counts[target] { target = i }
+        for (i, n) in counts.enumerated() where n < counts[target] && accepting[i] { target = i }
         counts[target] += 1
         total += 1
         return target

@@ -74,6 +74,10 @@ public final class ConnectionBudget: Sendable {
         return false
     }
 
+    /// The listener in `slot` stopped accepting (a drain): no connection is handed to it from now
+    /// on, since its loop stops once its own connections are done.
+    func retire(_ slot: Int) { group.withLock { $0.balance.retire(slot) } }
+
     /// A connection of the listener in `slot` closed.
     func closed(_ slot: Int) { group.withLock { $0.balance.closed(on: slot) } }
 

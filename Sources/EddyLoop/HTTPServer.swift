@@ -163,5 +163,6 @@ public final class HTTPServer {
     public func stopAccepting() {
         if let listener { evconnlistener_free(listener) }
         listener = nil
+        budget?.retire(budgetSlot)
     }
 }

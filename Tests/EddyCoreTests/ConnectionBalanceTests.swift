@@ -63,4 +63,15 @@ final class ConnectionBalanceTests: XCTestCase {
         b.moved(from: 1, to: 0) // nothing to move
         XCTAssertEqual(b.counts, [2, 0, 3])
     }
+
+    func testARetiredMemberIsGivenNoMoreConnectionsAndKeepsItsCount() {
+        var b = members(3)
+        _ = b.place(acceptedBy: 1)
+        b.retire(0)
+        XCTAssertEqual(b.place(acceptedBy: 1), 2)
+        XCTAssertEqual(b.place(acceptedBy: 1), 1, "0 holds fewest but takes none")
+        XCTAssertEqual(b.place(acceptedBy: 2), 2)
+        XCTAssertEqual(b.counts, [0, 2, 2])
+        XCTAssertEqual(b.accepting, [false, true, true])
+    }
 }

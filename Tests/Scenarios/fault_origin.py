@@ -25,7 +25,10 @@ on request through query parameters (so each behaviour is also its own cache key
 GET /_stats returns JSON {"requests": n, "bytes": body bytes sent, "paths": {...}}; GET /_reset zeroes it.
 GET /_last?path=P returns the method, headers and body sha256 of the last request for path P.
 GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
-once; fail=trickle: the head, then 2 body bytes a second) until /_set?path=P&fail= clears it; &retry_after=V adds Retry-After: V to those answers.
+once; fail=trickle: the head, then 2 body bytes a second; fail=hang: read the request and never
+answer, as a black hole past the connect; fail=portal: a captive portal's 200 text/html login page;
+fail=portal302: its 302 to the login page) until /_set?path=P&fail= clears it; &retry_after=V adds
+Retry-After: V to those answers.
 GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
 GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
 connection after part of the body (0 turns it off); the random draws are seeded by each /_set
@@ -218,6 +221,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        if fail == "hang":
+            self.client_gone(self.HOLD_LIMIT)
+            self.close_connection = True
+            return
+        if fail in ("portal", "portal302"):
+            page = b"<!DOCTYPE html><html><body><form action=/login>Sign in to the hotel Wi-Fi</form></body></html>\n"
+            status, fields = (200, [("Content-Type", "text/html")]) if fail == "portal" else \
+                (302, [("Location", "http://portal.invalid/login"), ("Content-Type", "text/html")])
+            return self.send_whole(status, page, {"cc": "no-store"}, fields, head, u.path)
         if fail:
             self.send_response(int(fail))
             if retry_after:

@@ -4,7 +4,7 @@ nginx and Varnish keep a replaced object for its readers: whole when the origin 
 version, cut off (never mixed with another version) when it changed. Before, the response found
 its bytes gone and fetched the rest from the origin, or was cut off. Bytes are counted at the
 project's fault origin, per path."""
-import os, urllib.parse
+import os, time, urllib.parse
 import pytest
 from conftest import Eddy, FaultOrigin, make_file, open_body, request, sha
 from test_downloads import api
@@ -117,3 +117,54 @@ def test_a_partly_stored_resource_purged_and_changed_mid_body_is_cut_off_never_m
     # the response stopped at 512 KiB.
     assert len(body) > 2 * MiB, "most of the stored half is sent before the cut (%d)" % len(body)
     assert sha(e.get("/f/moving.bin").body) == sha(new)
+
+
+@pytest.fixture
+def touchy(origins, tmp_path):
+    """(eddy, [fault origin]) where a stalled origin is given up after 3 s; the list holds the
+    origin running now (a test may stop it and start it again on its port)."""
+    fo = [FaultOrigin(str(tmp_path))]
+    e = Eddy(str(tmp_path), origins[0], fo[0], extra=["--stall-timeout", "3", "--connect-timeout", "2"])
+    yield e, fo
+    e.stop()
+    fo[-1].stop()
+
+
+@pytest.mark.parametrize("fault", ["refused", "drop", "503", "hang", "portal", "portal302"])
+def test_a_partly_stored_resource_purged_mid_body_whose_origin_then_fails_stops_short_never_mixed(touchy, tmp_path, fault):
+    """After the purge the uncached tail can only come from the origin, and the origin then fails
+    as networks do: refuses (stopped), closes at once, answers 503, accepts and never answers, or
+    is a captive portal answering its login page with 200 or 302. The response sends the stored
+    half and stops short within the stall timeout, never a byte of the portal's page, and eddy
+    keeps nothing of it: once the origin is back, the file comes whole. (An origin that trickles
+    the right bytes is slow, not failing: as with nginx's proxy_read_timeout, the stall timeout
+    ends a transfer that sends nothing, and the response goes on while bytes come.)"""
+    e, fos = touchy
+    fo = fos[0]
+    name = "tail-%s.bin" % fault
+    old, c, resp, first = half_stored_and_purged_mid_body(e, fo, name, 10)
+    before = fo.stats()["paths"]["/" + name]["requests"]
+    if fault == "refused":
+        fo.stop()
+    else:
+        request(fo.port, "/_set?path=/%s&fail=%s" % (name, fault))
+        request(fo.port, "/_set?rate=0")
+    t0 = time.monotonic()
+    rest, cut = read_until_cut(resp)
+    took = time.monotonic() - t0
+    c.close()
+    body = first + rest
+    assert cut and len(body) < len(old), (len(body), cut)
+    assert body == old[:len(body)], "never a byte of another answer"
+    assert len(body) > 2 * MiB, "most of the stored half is sent before the cut (%d)" % len(body)
+    assert took < 20, "stopped within the stall timeout (%.1f s)" % took
+    if fault == "refused":
+        fos.append(FaultOrigin(str(tmp_path), port=fo.port))
+        fo = fos[-1]
+    else:
+        assert fo.stats()["paths"]["/" + name]["requests"] > before, "the tail was asked of the failing origin"
+        request(fo.port, "/_set?path=/%s&fail=" % name)
+    g = e.get("/f/" + name)
+    assert g.status == 200 and sha(g.body) == sha(old), (g.status, len(g.body))
+    h = e.get("/f/" + name)
+    assert sha(h.body) == sha(old) and "hit" in h.headers["cache-status"], h.headers

@@ -37,7 +37,7 @@ package final class Coordinators {
     /// sendfile (`CacheExchange.highWater + stepBytes`).
     static let behind = 512 << 10
     /// Consecutive failed fills at one offset before a ticket gives up.
-    static let maxAttempts = 4
+    package static let maxAttempts = 4
     /// Which origins can be reached: fills report what they meet (see `OriginHealth`).
     package var health: OriginHealth?
     /// When players were last fed from the origin, for every loop (see `PlayerActivity`).

@@ -1,6 +1,7 @@
 /// When a response finds its next bytes missing and no fill that will bring them: start a fill
 /// now, retry after a backoff, or give up. A value with no I/O; `CacheExchange` performs the
-/// actions (starting fills, arming the timer, cutting the response off).
+/// actions (starting fills, arming the timer, cutting the response off), and so does a response
+/// that streams its uncached tail straight from the origin (`CacheExchange.streamDirect`).
 ///
 /// The rule: a fill that failed without bringing a byte at the response's position is retried at
 /// that first missing byte after 0.1 s, doubling, at most `maxAttempts - 1` times; progress resets
@@ -16,9 +17,9 @@ package struct ResumeStateMachine: Equatable {
     private var timerPending = false
     private var retryDue = false
 
-    init(maxAttempts: Int) { self.maxAttempts = maxAttempts }
+    package init(maxAttempts: Int) { self.maxAttempts = maxAttempts }
 
-    enum Action: Equatable {
+    package enum Action: Equatable {
         /// Start a fill at the position; `isResume` when it retries one that failed there.
         case startFill(isResume: Bool)
         /// Arm the retry timer; call `timerFired()` when it fires, then ask again.
@@ -31,7 +32,7 @@ package struct ResumeStateMachine: Equatable {
 
     /// The response needs bytes at `position` that no fill will bring. `stalledAt` is where the
     /// resource's last fill timed out, if it did.
-    mutating func needFill(at position: Int, stalledAt: Int?) -> Action {
+    package mutating func needFill(at position: Int, stalledAt: Int?) -> Action {
         guard lastFillAt == position else {
             failures = 0
             retryDue = false
@@ -52,11 +53,11 @@ package struct ResumeStateMachine: Equatable {
     }
 
     /// The retry timer fired: the next `needFill` at the same position starts the fill.
-    mutating func timerFired() {
+    package mutating func timerFired() {
         timerPending = false
         retryDue = true
     }
 
     /// Bytes were sent: earlier failures no longer count.
-    mutating func progressed() { failures = 0 }
+    package mutating func progressed() { failures = 0 }
 }

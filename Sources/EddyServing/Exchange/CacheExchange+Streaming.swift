@@ -12,7 +12,7 @@ extension CacheExchange {
     /// Moves as many available bytes as the connection will take; otherwise waits for a fill or a
     /// drain. The steps are `ResponseBodyStateMachine`'s; this performs them.
     func pump() {
-        guard machine.isStreaming, direct == nil else { return }
+        guard machine.isStreaming, direct == nil, directRetry == nil else { return }
         if request.isGone { clientGone(); return }
         if machine.state == .streamingPlaylist, let r = resource { servePlaylist(r); return }
         while true {

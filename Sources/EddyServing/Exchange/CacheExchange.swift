@@ -56,6 +56,9 @@ final class CacheExchange {
     var allFromCache = false
     var direct: UpstreamTransfer?
     var directPaused = false
+    /// When the uncached tail's transfer is tried again (`streamDirect`), and its pending retry.
+    var directResume: ResumeStateMachine?
+    var directRetry: LoopTimer?
     var chunked = false
     var isHead: Bool { request.method == "HEAD" }
 
@@ -314,6 +317,8 @@ final class CacheExchange {
         guard machine.finish() else { return }
         direct?.cancel()
         direct = nil
+        directRetry?.cancel()
+        directRetry = nil
         // The ticket keeps protecting this response's bytes until they have left the output
         // buffer: file segments queued for sendfile read the data file when the socket takes
         // them, and a block evicted before that would go out as zeros (found by

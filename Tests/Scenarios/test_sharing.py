@@ -168,25 +168,26 @@ def test_max_size_is_held_by_lru_eviction(origins, tmp_path):
         e.stop()
 
 
+class DiskFull(Eddy):
+    """eddy under RLIMIT_FSIZE 1 MiB: every write past 1 MiB fails with EFBIG, like a full disk."""
+    def start(self):
+        import subprocess as sp
+        orig = sp.Popen
+
+        def popen(*a, **k):
+            k["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (MiB, MiB))
+            return orig(*a, **k)
+        sp.Popen = popen
+        try:
+            super().start()
+        finally:
+            sp.Popen = orig
+
+
 def test_disk_full_keeps_serving_uncached(origins, tmp_path):
-    """RLIMIT_FSIZE makes every write past 1 MiB fail with EFBIG, like a full disk."""
+    """A full disk (`DiskFull`): responses still come whole, the write failures logged sparingly."""
     ng, fo, data = origins
-
-    class Limited(Eddy):
-        def start(self):
-            import subprocess as sp
-            orig = sp.Popen
-
-            def popen(*a, **k):
-                k["preexec_fn"] = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (MiB, MiB))
-                return orig(*a, **k)
-            sp.Popen = popen
-            try:
-                super().start()
-            finally:
-                sp.Popen = orig
-
-    e = Limited(str(tmp_path), ng, fo)
+    e = DiskFull(str(tmp_path), ng, fo)
     try:
         for _ in range(2):
             r = e.get("/f/medium.bin", timeout=60)
@@ -196,6 +197,31 @@ def test_disk_full_keeps_serving_uncached(origins, tmp_path):
         e.stop()
     log = open(e.errpath).read()
     assert log.count("cache write failed") <= 2, "logged once per interval, not per chunk"
+
+
+FLAKY_SEEDS = [int(s) for s in os.environ.get("EDDY_FAULT_SEEDS", "1,2,3,4,5").split(",")]
+
+
+@pytest.mark.parametrize("seed", FLAKY_SEEDS)
+def test_disk_full_behind_a_flaky_origin_still_serves_whole(origins, tmp_path, seed):
+    """A full disk and an origin failing 30% of its requests (a 503, or a close after a random
+    part of the body; seeded): what the cache cannot hold streams straight from the origin, and a
+    transfer that fails is tried again from the byte it reached, as a fill is, so every response
+    ends whole and right. (A 503 before any byte is the origin's answer, relayed: the client asks
+    again, as a player does.)"""
+    ng, fo, data = origins
+    e = DiskFull(str(tmp_path), ng, fo)
+    try:
+        request(fo.port, "/_set?flaky=0.3&seed=%d" % seed)
+        for i in range(2):
+            for _ in range(4):
+                r = e.get("/f/medium.bin?full=%d" % seed, timeout=60)
+                if r.status != 503:
+                    break
+            assert r.status == 200 and sha(r.body) == sha(data["medium.bin"]), (seed, i, r.status, len(r.body))
+    finally:
+        request(fo.port, "/_set?flaky=0")
+        e.stop()
 
 
 def test_unusable_cache_dir_passes_through(origins, tmp_path):

@@ -32,6 +32,11 @@ extension CacheExchange {
     /// `directResume` says.
     private func resumeDirect(_ r: CachedResource, end: Int, stalledAt: Int?) {
         guard !done, directResume != nil else { return }
+        // The piece's last byte came before the transfer failed: nothing of it is left to ask for.
+        if body.position >= end {
+            pump()
+            return
+        }
         switch directResume!.needFill(at: body.position, stalledAt: stalledAt) {
         case .startFill: startDirect(r, end: end)
         case .keepWaiting: break

@@ -34,9 +34,6 @@ public final class ConnectionBudget: Sendable {
     /// Connections open now, on every listener of the group.
     public var count: Int { group.withLock { $0.balance.total } }
 
-    /// Open connections per listener, in the order they joined.
-    public var counts: [Int] { group.withLock { $0.balance.counts } }
-
     /// Joins `server` to the group (it counts its connections here): `post` runs a job on its
     /// loop (its mailbox) and returns false once that loop takes no more. Held weakly.
     public func join(_ server: HTTPServer, post: @escaping (@escaping () -> Void) -> Bool) {

@@ -24,27 +24,26 @@ extension CacheExchange {
             abort("cache unwritable and the response can not be resumed uncached")
             return
         }
-        if directResume == nil { directResume = ResumeStateMachine(maxAttempts: Coordinators.maxAttempts) }
         resumeDirect(r, end: end, stalledAt: nil)
     }
 
     /// Starts the tail's transfer at the response's position, arms its retry, or gives up, as
     /// `directResume` says.
     private func resumeDirect(_ r: CachedResource, end: Int, stalledAt: Int?) {
-        guard !done, directResume != nil else { return }
+        guard !done else { return }
         // The piece's last byte came before the transfer failed: nothing of it is left to ask for.
         if body.position >= end {
             pump()
             return
         }
-        switch directResume!.needFill(at: body.position, stalledAt: stalledAt) {
+        switch directResume.needFill(at: body.position, stalledAt: stalledAt) {
         case .startFill: startDirect(r, end: end)
         case .keepWaiting: break
         case let .retry(after: delay):
             let timer = LoopTimer(loop: services.loop) { [weak self] in
                 guard let self, !self.done else { return }
                 self.directRetry = nil
-                self.directResume?.timerFired()
+                self.directResume.timerFired()
                 self.resumeDirect(r, end: end, stalledAt: nil)
             }
             directRetry = timer

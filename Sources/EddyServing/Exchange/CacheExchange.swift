@@ -57,7 +57,7 @@ final class CacheExchange {
     var direct: UpstreamTransfer?
     var directPaused = false
     /// When the uncached tail's transfer is tried again (`streamDirect`), and its pending retry.
-    var directResume: ResumeStateMachine?
+    var directResume = ResumeStateMachine(maxAttempts: Coordinators.maxAttempts)
     var directRetry: LoopTimer?
     var chunked = false
     var isHead: Bool { request.method == "HEAD" }

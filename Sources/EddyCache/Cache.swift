@@ -70,8 +70,9 @@ public protocol Cache: AnyObject {
     /// Writes body bytes at `offset`; false when the write failed. Written bytes are not confirmed.
     func write(_ r: CachedResource, offset: Int, bytes: UnsafeRawBufferPointer) -> Bool
 
-    /// Marks block-aligned `range` confirmed, with the CRC-32 of each block written whole (pass
-    /// `[:]` for none); listeners then hear `bytesConfirmed`.
+    /// Marks `range` confirmed, with the CRC-32 of each block written whole (pass `[:]` for none);
+    /// listeners then hear `bytesConfirmed`. Ranges are block-aligned but where a response began
+    /// or ended inside a block (a suffix, another fill's start, a transfer that broke off).
     func confirm(_ r: CachedResource, _ range: Range<Int>, checksums: [Int: UInt32])
 
     /// Commits confirmations, metadata and removals to the index; `wait` blocks until done.

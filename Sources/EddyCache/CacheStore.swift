@@ -212,9 +212,9 @@ public final class CacheStore: Cache {
         return files.write(fd: r.fd, offset: offset, bytes: bytes)
     }
 
-    /// Marks `range` confirmed: the bytes were written completely from one response of this version.
-    /// Only whole blocks (or the short last block) count; callers pass block-aligned ranges, with
-    /// the CRC-32 of each block they wrote whole, by block number (committed with the ranges).
+    /// Marks `range` confirmed: the bytes were written completely from a response of this version.
+    /// Callers pass block-aligned ranges but where a response began or ended inside a block, with
+    /// the CRC-32 of each block written whole, by block number (committed with the ranges).
     public func confirm(_ r: CachedResource, _ range: Range<Int>, checksums: [Int: UInt32] = [:]) {
         guard !r.isRemoved else { return } // its bytes left the totals with it
         let before = r.confirmed.count

@@ -4,9 +4,10 @@ import Glibc
 /// One cached resource, in memory: its current version's metadata, the bytes confirmed on disk,
 /// and the open data file. Confined to its stripe's loop thread (see `CacheStore.stripes`).
 ///
-/// Terms: a *block* is `CacheStore.blockSize` bytes at a multiple of it; *confirmed* bytes are whole
-/// blocks (and the short last block) written completely from one response of this version; only
-/// confirmed bytes are recorded in the index and served after a restart.
+/// Terms: a *block* is `CacheStore.blockSize` bytes at a multiple of it; *confirmed* bytes were
+/// written completely from responses of this version: whole blocks as a fill passes them, and the
+/// part of a block where a response began or ended inside it (a suffix, a transfer that broke
+/// off). Only confirmed bytes are recorded in the index and served after a restart.
 public final class CachedResource {
     /// Row id in the index; also the data file's name stem.
     public let id: Int

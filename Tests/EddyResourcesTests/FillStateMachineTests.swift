@@ -175,4 +175,30 @@ final class FillStateMachineTests: XCTestCase {
         m.finish()
         XCTAssertEqual(m.state, .failed("x"))
     }
+
+    func test_breakOff_midBlock_confirmsTheBytesWrittenUpToTheCursor() {
+        var m = streaming(end: 1000)
+        XCTAssertEqual(chunk(&m, 130), .write(count: 130))
+        XCTAssertEqual(m.written(130, length: 1000).confirm, 0..<100)
+        XCTAssertEqual(m.breakOff("cut"), 100..<130, "the part of block 1 this response wrote")
+        XCTAssertEqual(m.state, .failed("cut"))
+        XCTAssertNil(m.breakOff("again"), "a failed fill confirms nothing more")
+    }
+
+    func test_breakOff_ofAResumeStartingInsideABlock_confirmsFromItsStart() {
+        var m = streaming(start: 130, end: 1000)
+        XCTAssertEqual(chunk(&m, 40), .write(count: 40))
+        XCTAssertNil(m.written(40, length: 1000).confirm)
+        XCTAssertEqual(m.breakOff("cut"), 130..<170)
+    }
+
+    func test_breakOff_onABoundaryOrBeforeTheBody_confirmsNothing() {
+        var m = streaming(end: 1000)
+        XCTAssertEqual(chunk(&m, 200), .write(count: 200))
+        XCTAssertEqual(m.written(200, length: 1000).confirm, 0..<200)
+        XCTAssertNil(m.breakOff("cut"), "everything written was confirmed already")
+        var waiting = FillStateMachine(start: 300, end: 1000, blocks: blocks)
+        XCTAssertNil(waiting.breakOff("refused"), "no head, no body")
+        XCTAssertEqual(waiting.state, .failed("refused"))
+    }
 }

@@ -1,6 +1,6 @@
 """Origins that misbehave, from the project's fault-injecting origin."""
-import http.client, os
-from conftest import sha, wait_for
+import http.client, os, re, subprocess
+from conftest import EDDY, Eddy, make_file, sha, wait_for
 
 
 def test_drop_mid_body_resumes_byte_exact(eddy, origins):
@@ -32,6 +32,53 @@ def test_an_origin_dropping_every_response_is_resumed_to_the_end(eddy, origins):
     assert eddy.metrics()["eddy_upstream_failures_total"] >= failures + len(body) // 1000000 - 1
     r = eddy.get("/f/medium.bin?drop_after=1000000", {"Range": "bytes=0-999"})
     assert r.status == 206 and r.body == data["medium.bin"][:1000]
+
+
+def test_an_origin_cutting_every_response_inside_a_block_is_resumed_at_the_byte_reached(origins, tmp_path):
+    """Every response of the origin is cut after 100,001 body bytes, inside a 256 KiB block (a
+    flaky link that drops every few seconds). eddy asks the next response from the byte reached,
+    not from the block's start, so the client gets the whole body and the origin sends each byte
+    once; the build before asked for byte 0 four times and cut the client off at 100,001. A block
+    that several responses completed still carries its checksum: a byte flipped in it while eddy
+    is down is found by `eddy cache verify`, and fetched again, not served."""
+    ng, fo, _ = origins
+    size, name = 1300000, "cut_in_block.bin"
+    make_file(os.path.join(fo.www, name), size, 701)
+    with open(os.path.join(fo.www, name), "rb") as f:
+        body = f.read()
+    e = Eddy(str(tmp_path), ng, fo)
+    try:
+        fo.reset()
+        c = http.client.HTTPConnection("127.0.0.1", e.port, timeout=60)
+        c.request("GET", "/f/%s?drop_after=100001" % name)
+        r = c.getresponse()
+        try:
+            got = r.read()
+        except http.client.IncompleteRead as cut:
+            got = cut.partial
+        c.close()
+        sent = fo.stats()["paths"]["/" + name]
+        print("cut every 100,001 bytes: status %d, %d of %d bytes; origin: %d requests, %d bytes"
+              % (r.status, len(got), size, sent["requests"], sent["bytes"]))
+        assert r.status == 200 and len(got) == size and sha(got) == sha(body)
+        assert sent["bytes"] == size, "every byte sent once: each response starts where the last broke off"
+        assert sent["requests"] == size // 100001 + 1
+        assert e.stop() == 0
+        files = [os.path.join(dp, n) for dp, _, ns in os.walk(os.path.join(e.cache, "data")) for n in ns]
+        assert len(files) == 1, files
+        with open(files[0], "r+b") as f:  # block 0 came from three responses: 0, 100001, 200002
+            f.seek(150000)
+            assert f.read(1) == body[150000:150001]
+            f.seek(150000)
+            f.write(bytes([body[150000] ^ 0x5A]))
+        v = subprocess.run([EDDY, "cache", "verify", "--cache-dir", e.cache], capture_output=True, text=True, timeout=60)
+        print("cache verify: exit %d, %r" % (v.returncode, v.stdout[-300:]))
+        assert v.returncode == 1 and re.search(r"\b1\s+damaged\b|damaged\D{0,30}\b1\b", v.stdout, re.I)
+        e.start()
+        again = e.get("/f/%s?drop_after=100001" % name, timeout=60)
+        assert again.status == 200 and sha(again.body) == sha(body), "the damaged block is fetched again"
+    finally:
+        e.stop()
 
 
 def test_origin_ignoring_range_serves_the_right_bytes(eddy, origins):

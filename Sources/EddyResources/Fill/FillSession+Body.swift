@@ -53,6 +53,16 @@ extension FillSession {
         }
     }
 
+    /// Fails the fill, confirming what it wrote of this version past the last block boundary (see
+    /// `FillStateMachine.breakOff`), so the next fill starts at the byte reached.
+    func keepWritten(_ reason: String) {
+        guard let r = resource, r.version == version, !r.isRemoved, let keep = machine.breakOff(reason) else {
+            machine.fail(reason)
+            return
+        }
+        coordinators.cache.confirm(r, keep, checksums: checksums.take(keep, length: r.meta.length))
+    }
+
     /// Seconds a download's fill waits before more bytes (its rate limiters, see
     /// `FetchContext.limiters`); nil to go on now (the bytes written are taken then: a chunk held
     /// back comes again and must not count twice). A fill a player reads is never held back:

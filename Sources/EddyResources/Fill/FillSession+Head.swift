@@ -105,6 +105,19 @@ extension FillSession {
         version = r.version
         let isFull = body.isFull
         machine.headVerified(bodyStart: body.start, isFull: isFull, bodyEnd: body.end)
+        seedChecksum(r)
         coordinators.of(r).fillAttached(self, startedAt: startedAt, wholeBody: isFull && asked != nil)
+    }
+
+    /// A body that starts inside a block whose earlier bytes are confirmed (a transfer of this
+    /// version broke off there, see `FillStateMachine.breakOff`) continues that block's CRC-32
+    /// from the bytes on disk (one read of less than a block, at a resume only), so a block
+    /// completed by two responses is still checked after a restart.
+    private func seedChecksum(_ r: CachedResource) {
+        let start = machine.dataStart
+        let first = CacheStore.blocks.floor(start)
+        guard first < start, r.confirmed.contains(first..<start),
+              let prefix = coordinators.cache.read(r, first..<start) else { return }
+        prefix.withUnsafeBytes { checksums.add($0, at: first) }
     }
 }

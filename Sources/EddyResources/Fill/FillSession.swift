@@ -273,7 +273,7 @@ package final class FillSession {
         recordDuration()
         // No answer at all (refused, unresolvable, black-holed): the origin is not there.
         if head == nil, let error, error.saysOriginAbsent { coordinators.health?.failed(url, why: error.description) }
-        machine.fail(reason)
+        keepWritten(reason)
         transfer?.cancel()
         transfer = nil
         if let r = resource {

@@ -119,6 +119,19 @@ package struct FillStateMachine {
     mutating func finish() { if state.isActive { state = .finished } }
     mutating func fail(_ reason: String) { if state.isActive { state = .failed(reason) } }
 
+    /// The transfer broke off (cut, reset, stalled, refused a write) after writing
+    /// `dataStart..<cursor` from this response. Those bytes are whole and of this version, so
+    /// they are confirmed up to the cursor, not only to the last block boundary it passed: the
+    /// next fill asks from the byte reached, and a later 206 of the same version completes the
+    /// block (RFC 9111 section 3.4), where an origin that cuts every transfer inside a block would
+    /// otherwise be asked for that block's start again and again. Returns the range to confirm,
+    /// nil when the body had not begun or nothing new was written; the fill fails either way.
+    mutating func breakOff(_ reason: String) -> Range<Int>? {
+        let keep = state == .streaming ? newlyConfirmable(length: nil, spanEnded: true) : nil
+        fail(reason)
+        return keep
+    }
+
     /// Everything written from `dataStart` came whole from this response, so it is confirmed up to
     /// the last block boundary the cursor passed, or the resource's end; and, once the span is
     /// done, up to the cursor: a span may start or stop inside a block (a suffix, another fill's

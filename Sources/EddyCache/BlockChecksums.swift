@@ -15,6 +15,20 @@ public struct BlockChecksums {
 
     public init() {}
 
+    /// Continues the checksum of a block whose first bytes a fill that broke off wrote.
+    public init(resuming u: UnfinishedBlock) {
+        block = u.block
+        next = u.next
+        crc = u.crc
+        whole = true
+    }
+
+    /// The block being written, if every byte of it so far was seen from its start.
+    public func unfinished(version: Int) -> UnfinishedBlock? {
+        guard block >= 0, whole else { return nil }
+        return UnfinishedBlock(version: version, block: block, next: next, crc: crc)
+    }
+
     /// Adds `bytes` written at `offset`.
     public mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
         let blocks = CacheStore.blocks

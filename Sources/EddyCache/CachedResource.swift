@@ -23,6 +23,9 @@ public final class CachedResource {
     public internal(set) var fd: Int32 = -1
     /// Anything attached by the layer above (the proxy keeps its fill sessions here).
     public var attachment: AnyObject?
+    /// The checksum so far of the block a fill broke off inside, for the fill that continues it
+    /// (in memory only: after a restart such a block is completed without one).
+    public var unfinishedBlock: UnfinishedBlock?
     /// True when confirmed ranges or metadata changed since the last index commit.
     var dirty = false
     var metaDirty = false

@@ -31,4 +31,25 @@ final class BlockChecksumsTests: XCTestCase {
         XCTAssertNil(got[0], "bytes not seen in order: no checksum")
         XCTAssertNotNil(got[1])
     }
+
+    func test_aFillThatBrokeOff_handsItsUnfinishedBlockToTheOneThatContinues() {
+        let whole = sums([0..<(2 * size)])
+        var first = BlockChecksums()
+        bytes[0..<1000].withUnsafeBytes { first.add($0, at: 0) }
+        let u = try! XCTUnwrap(first.unfinished(version: 3))
+        XCTAssertEqual(u.next, 1000)
+        XCTAssertEqual(u.block, 0)
+        XCTAssertEqual(u.version, 3)
+        var second = BlockChecksums(resuming: u)
+        bytes[1000..<(2 * size)].withUnsafeBytes { second.add($0, at: 1000) }
+        XCTAssertEqual(second.take(0..<(2 * size), length: nil), whole)
+    }
+
+    func test_aBlockWhoseStartWasNotSeen_leavesNothingToContinue() {
+        var c = BlockChecksums()
+        bytes[10..<1000].withUnsafeBytes { c.add($0, at: 10) }
+        XCTAssertNil(c.unfinished(version: 1))
+        bytes[1000..<size].withUnsafeBytes { c.add($0, at: 1000) }
+        XCTAssertNil(c.unfinished(version: 1), "on a block boundary nothing is unfinished")
+    }
 }

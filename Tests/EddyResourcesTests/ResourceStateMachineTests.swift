@@ -95,11 +95,38 @@ final class ResourceStateMachineTests: XCTestCase {
         XCTAssertEqual(need(&m, a), .startFill(first: 100, last: 999, shorten: [], isResume: false), "a new position starts afresh")
     }
 
+    func test_fillsThatBreakOffAFewBytesOn_areResumedFromTheByteReached_butNotForever() {
+        var m = machine()
+        let a = reader(&m, at: 0)
+        XCTAssertEqual(need(&m, a), .startFill(first: 0, last: 999, shorten: [], isResume: false))
+        var reached = 0
+        for attempt in 1..<16 {
+            m.fillFailed(stalledAt: nil)
+            reached += 7
+            m.advance(a, to: reached)
+            XCTAssertEqual(need(&m, a, confirmed: ByteRangeSet([0..<reached])),
+                           .startFill(first: reached, last: 999, shorten: [], isResume: true), "attempt \(attempt): from the byte reached, at once")
+        }
+        m.fillFailed(stalledAt: nil)
+        m.advance(a, to: reached + 7)
+        XCTAssertEqual(need(&m, a, confirmed: ByteRangeSet([0..<(reached + 7)])),
+                       .giveUp("upstream broke off 16 times in a row with under 16384 bytes, at byte 112"))
+    }
+
+    func test_aFillCancelledByEddy_isNoFailureOfTheOrigin() {
+        var m = machine()
+        let a = reader(&m, at: 0)
+        _ = need(&m, a)
+        m.fillFailed(stalledAt: nil, byOrigin: false)
+        m.advance(a, to: 5)
+        XCTAssertEqual(need(&m, a, confirmed: ByteRangeSet([0..<5])), .startFill(first: 5, last: 999, shorten: [], isResume: false))
+    }
+
     func test_anOriginThatStalledWhereTheTicketWaits_isNotRetried() {
         var m = machine()
         let a = reader(&m, at: 200)
         _ = need(&m, a)
-        m.originStalled(at: 200)
+        m.fillFailed(stalledAt: 200)
         XCTAssertEqual(need(&m, a), .giveUp("upstream stalled at byte 200 for the stall timeout"))
     }
 

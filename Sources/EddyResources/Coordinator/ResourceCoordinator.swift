@@ -85,9 +85,9 @@ package final class ResourceCoordinator {
     /// `fill` failed: at `stalledAt` when the origin went silent for the stall timeout (responses
     /// waiting here stop instead of retrying into the same silence), with the origin's error
     /// answer if it sent one.
-    func fillFailed(_ fill: FillSession, stalledAt: Int?, refusal: OriginRefusal?) {
+    func fillFailed(_ fill: FillSession, stalledAt: Int?, refusal: OriginRefusal?, byOrigin: Bool) {
         revalidationEnded(fill)
-        if let stalledAt { machine.originStalled(at: stalledAt) }
+        machine.fillFailed(stalledAt: stalledAt, byOrigin: byOrigin)
         if let refusal { lastRefusal = refusal }
         fillEnded(fill)
     }

@@ -21,6 +21,8 @@ package struct ResourceStateMachine {
         /// Set once the ticket has waited on a fill another ticket started (counted once).
         var coalesced = false
         var resume: ResumeStateMachine
+        /// The resource's `brokenFills` when the ticket last needed bytes.
+        var brokenFillsSeen = 0
     }
 
     /// A fill as the policy sees it.
@@ -61,6 +63,9 @@ package struct ResourceStateMachine {
     package private(set) var storeBroken = false
     /// The offset at which the last fill timed out (the origin stalled), if any.
     private(set) var stalledAt: Int?
+    /// Fills of this resource that failed so far: a ticket that needs bytes after one did is
+    /// resuming (see `ResumeStateMachine`).
+    private(set) var brokenFills = 0
 
     /// A fill's head arrived: the origin answers again. `wholeBody`: asked for a range, it sent
     /// the whole body from byte 0.
@@ -69,8 +74,12 @@ package struct ResourceStateMachine {
         if wholeBody { originIgnoresRange = true }
     }
 
-    /// A fill timed out at `offset`: the origin went silent there.
-    mutating func originStalled(at offset: Int) { stalledAt = offset }
+    /// A fill failed; `stalledAt` when it timed out there (the origin went silent); `byOrigin`
+    /// false when eddy stopped it (cancelled, superseded), which counts against no one.
+    mutating func fillFailed(stalledAt offset: Int?, byOrigin: Bool = true) {
+        if byOrigin { brokenFills += 1 }
+        if let offset { stalledAt = offset }
+    }
 
     /// Writing this resource's bytes failed (disk full, unwritable directory).
     mutating func storeFailed() { storeBroken = true }
@@ -96,7 +105,8 @@ package struct ResourceStateMachine {
     mutating func open(priority: FetchPriority, fetchOnly: Bool) -> Int {
         let id = nextID
         nextID += 1
-        tickets[id] = TicketState(priority: priority, fetchOnly: fetchOnly, resume: ResumeStateMachine(maxAttempts: maxAttempts))
+        tickets[id] = TicketState(priority: priority, fetchOnly: fetchOnly, resume: ResumeStateMachine(maxAttempts: maxAttempts),
+                                  brokenFillsSeen: brokenFills)
         if fetchOnly {
             fetchOnlyCount += 1
             tickets[id]!.reading = true
@@ -113,10 +123,8 @@ package struct ResourceStateMachine {
     }
 
     /// The consumer moved to `position` (and, for a response with several ranges, `end`).
-    /// Progress resets the ticket's retry count.
     mutating func advance(_ id: Int, to position: Int, end: Int? = nil) {
-        guard let t = tickets[id] else { return }
-        if position > t.position { tickets[id]!.resume.progressed() }
+        guard tickets[id] != nil else { return }
         tickets[id]!.position = position
         if let end { tickets[id]!.end = end }
     }
@@ -155,6 +163,8 @@ package struct ResourceStateMachine {
         defer { tickets[id] = t }
         waiting.insert(id)
         let pos = t.position
+        let afterFailure = brokenFills > t.brokenFillsSeen
+        t.brokenFillsSeen = brokenFills
         if let f = fills.first(where: { $0.machine.willCover(pos, lookahead: lookahead) }) {
             let first = f.startedBy != id && !t.coalesced
             if first { t.coalesced = true }
@@ -169,7 +179,7 @@ package struct ResourceStateMachine {
             return .streamUncached
         }
         let isResume: Bool
-        switch t.resume.needFill(at: pos, stalledAt: stalledAt) {
+        switch t.resume.needFill(at: pos, stalledAt: stalledAt, afterFailure: afterFailure) {
         case .keepWaiting: return .wait(coalesced: false)
         case let .retry(delay): return .retry(after: delay)
         case let .giveUp(reason):

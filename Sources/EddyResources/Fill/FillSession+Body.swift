@@ -10,7 +10,7 @@ extension FillSession {
             coordinators.logger.debug("fill data in wrong state", metadata: ["state": "\(state)", "resource": "\(resource != nil)"])
             return .abort
         }
-        guard r.version == version else { fail("superseded by a newer version"); return .abort }
+        guard r.version == version else { fail("superseded by a newer version", byOrigin: false); return .abort }
         let c = coordinators.of(r)
         stampPlayer()
         if let wait = rateWait() {
@@ -61,6 +61,7 @@ extension FillSession {
             return
         }
         coordinators.cache.confirm(r, keep, checksums: checksums.take(keep, length: r.meta.length))
+        r.unfinishedBlock = checksums.unfinished(version: version)
     }
 
     /// Seconds a download's fill waits before more bytes (its rate limiters, see

@@ -80,7 +80,7 @@ extension FillSession {
     private func storedVaryChanged(_ r: CachedResource) -> Bool {
         coordinators.logger.info("origin's Vary changed; dropping the stored response", metadata: ["url": "\(url)"])
         let waiters = takeHeadWaiters()
-        fail("vary changed")
+        fail("vary changed", byOrigin: false)
         coordinators.of(r).drop()
         for w in waiters { w.headArrived(.ready) }
         return false
@@ -109,15 +109,14 @@ extension FillSession {
         coordinators.of(r).fillAttached(self, startedAt: startedAt, wholeBody: isFull && asked != nil)
     }
 
-    /// A body that starts inside a block whose earlier bytes are confirmed (a transfer of this
-    /// version broke off there, see `FillStateMachine.breakOff`) continues that block's CRC-32
-    /// from the bytes on disk (one read of less than a block, at a resume only), so a block
-    /// completed by two responses is still checked after a restart.
+    /// A body that continues where a fill of this version broke off inside a block (see
+    /// `FillStateMachine.breakOff`) continues that block's CRC-32 too, so a block completed by
+    /// two responses is still checked after a restart.
     private func seedChecksum(_ r: CachedResource) {
         let start = machine.dataStart
-        let first = CacheStore.blocks.floor(start)
-        guard first < start, r.confirmed.contains(first..<start),
-              let prefix = coordinators.cache.read(r, first..<start) else { return }
-        prefix.withUnsafeBytes { checksums.add($0, at: first) }
+        guard let u = r.unfinishedBlock, u.version == version, u.next == start,
+              r.confirmed.contains(CacheStore.blocks.floor(start)..<start) else { return }
+        r.unfinishedBlock = nil
+        checksums = BlockChecksums(resuming: u)
     }
 }

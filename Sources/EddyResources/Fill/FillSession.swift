@@ -268,7 +268,9 @@ package final class FillSession {
         if startedAt > 0 { coordinators.metrics.fillDuration.observe(EventLoop.monotonic() - startedAt) }
     }
 
-    func fail(_ reason: String, error: UpstreamError? = nil) {
+    /// Ends the fill early. `byOrigin` false when eddy stopped it (cancelled, superseded): the
+    /// responses waiting on it do not count that against the origin (see `ResumeStateMachine`).
+    func fail(_ reason: String, error: UpstreamError? = nil, byOrigin: Bool = true) {
         guard state.isActive else { return }
         recordDuration()
         // No answer at all (refused, unresolvable, black-holed): the origin is not there.
@@ -279,7 +281,7 @@ package final class FillSession {
         if let r = resource {
             // The origin already had `stall_timeout` to send a byte (each retry would cost another).
             coordinators.of(r).fillFailed(self, stalledAt: error?.isTimeout == true ? cursor : nil,
-                                          refusal: OriginRefusal(head, now: coordinators.loop.wallClock()))
+                                          refusal: OriginRefusal(head, now: coordinators.loop.wallClock()), byOrigin: byOrigin)
         }
         let waiters = takeHeadWaiters()
         if kind == .discovery { coordinators.discoveryFailed(self) }
@@ -299,7 +301,7 @@ package final class FillSession {
     package var headWaiterCount: Int { headWaiters.filter(\.isWaiting).count }
 
     /// Stops the fill (the resource was dropped).
-    package func cancel() { fail("cancelled") }
+    package func cancel() { fail("cancelled", byOrigin: false) }
 
     /// Since when no response has waited on this fill or read its resource (nil while one does).
     private var unwantedSince: Double?

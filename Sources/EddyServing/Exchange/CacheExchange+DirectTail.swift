@@ -24,19 +24,19 @@ extension CacheExchange {
             abort("cache unwritable and the response can not be resumed uncached")
             return
         }
-        resumeDirect(r, end: end, stalledAt: nil)
+        resumeDirect(r, end: end, stalledAt: nil, afterFailure: false)
     }
 
     /// Starts the tail's transfer at the response's position, arms its retry, or gives up, as
     /// `directResume` says.
-    private func resumeDirect(_ r: CachedResource, end: Int, stalledAt: Int?) {
+    private func resumeDirect(_ r: CachedResource, end: Int, stalledAt: Int?, afterFailure: Bool) {
         guard !done else { return }
         // The piece's last byte came before the transfer failed: nothing of it is left to ask for.
         if body.position >= end {
             pump()
             return
         }
-        switch directResume.needFill(at: body.position, stalledAt: stalledAt) {
+        switch directResume.needFill(at: body.position, stalledAt: stalledAt, afterFailure: afterFailure) {
         case .startFill: startDirect(r, end: end)
         case .keepWaiting: break
         case let .retry(after: delay):
@@ -44,7 +44,7 @@ extension CacheExchange {
                 guard let self, !self.done else { return }
                 self.directRetry = nil
                 self.directResume.timerFired()
-                self.resumeDirect(r, end: end, stalledAt: nil)
+                self.resumeDirect(r, end: end, stalledAt: nil, afterFailure: false)
             }
             directRetry = timer
             timer.schedule(after: delay)
@@ -87,7 +87,7 @@ extension CacheExchange {
                 let stalled = error.isTimeout ? self.body.position : nil
                 self.services.logger.info("uncached resume failed, trying again", metadata: [
                     "url": "\(self.url)", "at": "\(self.body.position)", "error": "\(error)"])
-                self.resumeDirect(r, end: end, stalledAt: stalled)
+                self.resumeDirect(r, end: end, stalledAt: stalled, afterFailure: true)
                 return
             }
             self.pump()

@@ -3,6 +3,20 @@ import http.client, os, re, subprocess
 from conftest import EDDY, Eddy, make_file, sha, wait_for
 
 
+def get_until_cut(port, path):
+    """GET `path`: the status and the body bytes that came before the connection ended (all of
+    them when the body is whole, fewer when eddy cut it off)."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request("GET", path)
+    r = c.getresponse()
+    try:
+        got = r.read()
+    except http.client.IncompleteRead as cut:
+        got = cut.partial
+    c.close()
+    return r.status, got
+
+
 def test_drop_mid_body_resumes_byte_exact(eddy, origins):
     _, fo, data = origins
     r = eddy.get("/f/medium.bin?drop_after=3000000&drops=2", timeout=60)
@@ -18,15 +32,8 @@ def test_an_origin_dropping_every_response_is_resumed_to_the_end(eddy, origins):
     _, fo, data = origins
     fo.reset()  # the per-path drop counters: an earlier test's drops=K must not use them up
     failures = eddy.metrics()["eddy_upstream_failures_total"]
-    c = http.client.HTTPConnection("127.0.0.1", eddy.port, timeout=60)
-    c.request("GET", "/f/medium.bin?drop_after=1000000")
-    r = c.getresponse()
-    assert r.status == 200
-    try:
-        body = r.read()
-    except http.client.IncompleteRead as e:
-        body = e.partial
-    c.close()
+    status, body = get_until_cut(eddy.port, "/f/medium.bin?drop_after=1000000")
+    assert status == 200
     assert sha(body) == sha(data["medium.bin"]), len(body)
     # One cut, and one fetch from the first missing byte, per megabyte.
     assert eddy.metrics()["eddy_upstream_failures_total"] >= failures + len(body) // 1000000 - 1
@@ -49,18 +56,11 @@ def test_an_origin_cutting_every_response_inside_a_block_is_resumed_at_the_byte_
     e = Eddy(str(tmp_path), ng, fo)
     try:
         fo.reset()
-        c = http.client.HTTPConnection("127.0.0.1", e.port, timeout=60)
-        c.request("GET", "/f/%s?drop_after=100001" % name)
-        r = c.getresponse()
-        try:
-            got = r.read()
-        except http.client.IncompleteRead as cut:
-            got = cut.partial
-        c.close()
+        status, got = get_until_cut(e.port, "/f/%s?drop_after=100001" % name)
         sent = fo.stats()["paths"]["/" + name]
         print("cut every 100,001 bytes: status %d, %d of %d bytes; origin: %d requests, %d bytes"
-              % (r.status, len(got), size, sent["requests"], sent["bytes"]))
-        assert r.status == 200 and len(got) == size and sha(got) == sha(body)
+              % (status, len(got), size, sent["requests"], sent["bytes"]))
+        assert status == 200 and len(got) == size and sha(got) == sha(body)
         assert sent["bytes"] == size, "every byte sent once: each response starts where the last broke off"
         assert sent["requests"] == size // 100001 + 1
         assert e.stop() == 0
@@ -122,17 +122,10 @@ def test_an_origin_cutting_every_response_after_a_few_bytes_is_given_up_on_not_a
     the client off instead of asking the origin 21,000 times for 20 MiB."""
     _, fo, data = origins
     fo.reset()
-    c = http.client.HTTPConnection("127.0.0.1", eddy.port, timeout=60)
-    c.request("GET", "/f/medium.bin?drop_after=1000")
-    r = c.getresponse()
-    try:
-        got = r.read()
-    except http.client.IncompleteRead as cut:
-        got = cut.partial
-    c.close()
+    status, got = get_until_cut(eddy.port, "/f/medium.bin?drop_after=1000")
     asked = fo.stats()["paths"]["/medium.bin"]["requests"]
-    print("cut every 1,000 bytes: status %d, %d bytes sent to the client; the origin was asked %d times" % (r.status, len(got), asked))
-    assert r.status == 200 and 0 < len(got) <= 17 * 1000, len(got)
+    print("cut every 1,000 bytes: status %d, %d bytes sent to the client; the origin was asked %d times" % (status, len(got), asked))
+    assert status == 200 and 0 < len(got) <= 17 * 1000, len(got)
     assert got == data["medium.bin"][:len(got)], "what was sent is the origin's bytes"
     assert asked <= 20, asked
 

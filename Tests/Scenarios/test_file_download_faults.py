@@ -91,6 +91,33 @@ def test_a_half_cached_file_gone_stale_by_heuristic_freshness_downloads_only_its
         fo.stop()
 
 
+def test_a_link_that_drops_every_100_kb_still_downloads_the_file_with_each_byte_sent_once(origins, tmp_path):
+    """Every response of the origin is cut after 100,001 body bytes, inside a 256 KiB block (a
+    link that drops every few seconds). Each cut keeps what it brought and the next request asks
+    from the byte reached: the download completes, playable offline, and the origin sends each
+    byte once. Before, every retry asked for its block's start again, got the same 100,001 bytes,
+    and the job failed after its retries."""
+    fo = FaultOrigin(str(tmp_path))
+    path = os.path.join(fo.www, "drops.bin")
+    make_file(path, 3 * MiB + 5, 13)
+    data = open(path, "rb").read()
+    e = Eddy(str(tmp_path), origins[0], fo)
+    try:
+        status, j = api(e, "POST", "/api/downloads", {"url": "/f/drops.bin?drop_after=100001"})
+        assert status == 201, j
+        j = wait_done(e, j["id"], timeout=120)
+        stats = fo.stats()["paths"]["/drops.bin"]
+        print("a link dropping every 100,001 bytes: %d requests, %d bytes sent for %d" % (stats["requests"], stats["bytes"], len(data)))
+        assert j["pinned_bytes"] == len(data) and j["playable_offline"] is True, j
+        assert stats["bytes"] <= len(data) + BLOCK, stats
+        fo.stop()
+        r = e.get("/f/drops.bin?drop_after=100001")
+        assert r.status == 200 and sha(r.body) == sha(data)
+    finally:
+        e.stop()
+        fo.stop()
+
+
 SEEDS = [int(s) for s in os.environ.get("EDDY_FAULT_SEEDS", "1,2,3,4,5").split(",")]
 
 

@@ -17,6 +17,13 @@ def origin_bytes(fo, path):
     return fo.stats()["paths"].get(path, {}).get("bytes", 0)
 
 
+def served_offline(e, fo, url, data):
+    """With the origin stopped, eddy serves `url` whole from what the download stored."""
+    fo.stop()
+    r = e.get(url)
+    assert r.status == 200 and sha(r.body) == sha(data)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_hostile_network_mid_download_loses_nothing_and_the_download_completes_when_the_origin_is_back(origins, tmp_path, mode):
     fo = FaultOrigin(str(tmp_path))
@@ -83,9 +90,7 @@ def test_a_half_cached_file_gone_stale_by_heuristic_freshness_downloads_only_its
         j = wait_done(e, j["id"], timeout=60)
         assert j["pinned_bytes"] == len(data) and j["playable_offline"] is True, j
         assert origin_bytes(fo, "/old.bin") - before <= len(data) - half + BLOCK, (origin_bytes(fo, "/old.bin") - before)
-        fo.stop()
-        r = e.get("/f/old.bin")
-        assert r.status == 200 and sha(r.body) == sha(data)
+        served_offline(e, fo, "/f/old.bin", data)
     finally:
         e.stop()
         fo.stop()
@@ -110,9 +115,7 @@ def test_a_link_that_drops_every_100_kb_still_downloads_the_file_with_each_byte_
         print("a link dropping every 100,001 bytes: %d requests, %d bytes sent for %d" % (stats["requests"], stats["bytes"], len(data)))
         assert j["pinned_bytes"] == len(data) and j["playable_offline"] is True, j
         assert stats["bytes"] <= len(data) + BLOCK, stats
-        fo.stop()
-        r = e.get("/f/drops.bin?drop_after=100001")
-        assert r.status == 200 and sha(r.body) == sha(data)
+        served_offline(e, fo, "/f/drops.bin?drop_after=100001", data)
     finally:
         e.stop()
         fo.stop()

@@ -88,9 +88,9 @@ package final class ResourceFetch: HeadWaiter, TicketConsumer {
             coordinators.of(r).drop()
         }
         // A byte-range segment discovers its resource with its own range widened to whole
-        // blocks, so a single-file rendition is fetched segment by segment. Whole blocks, because
-        // bytes are confirmed by the block: a fill that stopped inside one would leave it to be
-        // fetched again, from its start, for the next segment (seen: the first segment twice).
+        // blocks, so a single-file rendition is fetched segment by segment. Whole blocks, so each
+        // block comes from one response and keeps its checksum (a span that stops inside a block
+        // is kept, but the block is then completed without one), in one request per block.
         let blocks = CacheStore.blocks
         let asked = range.map {
             RangeResponseCheck.Asked.span(first: blocks.floor($0.lowerBound), last: blocks.lastByte(ofBlockHolding: $0.upperBound - 1))

@@ -113,6 +113,18 @@ final class ResourceStateMachineTests: XCTestCase {
                        .giveUp("upstream broke off 16 times in a row with under 16384 bytes, at byte 112"))
     }
 
+    func test_aSeekInsideABlock_whoseFillsBreakOffBeforeReachingIt_gainsWhatEachBrings() {
+        var m = machine(maxAttempts: 2)
+        let a = reader(&m, at: 250)
+        XCTAssertEqual(need(&m, a), .startFill(first: 200, last: 999, shorten: [], isResume: false))
+        for reached in [215, 230, 245] {
+            m.fillFailed(stalledAt: nil)
+            XCTAssertEqual(need(&m, a, confirmed: ByteRangeSet([200..<reached])),
+                           .startFill(first: reached, last: 999, shorten: [], isResume: true),
+                           "the fill that broke off at \(reached) brought bytes: again at once, from there")
+        }
+    }
+
     func test_aFillCancelledByEddy_isNoFailureOfTheOrigin() {
         var m = machine()
         let a = reader(&m, at: 0)

@@ -27,7 +27,9 @@ GET /_last?path=P returns the method, headers and body sha256 of the last reques
 GET /_set?path=P&fail=503 makes requests for P answer 503 (fail=drop: close the connection at
 once; fail=trickle: the head, then 2 body bytes a second; fail=hang: read the request and never
 answer, as a black hole past the connect; fail=portal: a captive portal's 200 text/html login page;
-fail=portal302: its 302 to the login page) until /_set?path=P&fail= clears it; &retry_after=V adds
+fail=portal302: its 302 to the login page; fail=wide: a 206 to a Range request that starts 1,000
+bytes before the range asked and runs to the file's end, as RFC 9110 section 15.3.7 allows) until
+/_set?path=P&fail= clears it; &retry_after=V adds
 Retry-After: V to those answers.
 GET /_set?rate=N sends every file at most N bytes/s unless its URL says otherwise (0: unlimited);
 GET /_set?flaky=P answers each file request, with probability P, with a 503 or by closing the
@@ -211,6 +213,9 @@ class Handler(BaseHTTPRequestHandler):
             rng = GLOBAL["rng"]
             flaky = GLOBAL["flaky"] > 0 and rng.random() < GLOBAL["flaky"]
             draw, cut = rng.random(), rng.randint(0, 200000)
+        wide = fail == "wide"
+        if wide:
+            fail = None
         if fail == "trickle":  # the head, then 2 body bytes a second (trickle=2): never a curl low-speed abort
             fail, q["trickle"] = None, "2"
         if flaky and draw < 0.5:
@@ -292,6 +297,8 @@ class Handler(BaseHTTPRequestHandler):
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
+                if wide:
+                    start, end = max(0, start - 1000), size - 1
                 status = 206
         self.send_response(status)
         if validators:

@@ -129,6 +129,20 @@ def test_a_partly_stored_resource_purged_and_changed_mid_body_is_cut_off_never_m
     assert sha(e.get("/f/moving.bin").body) == sha(new)
 
 
+def test_a_purged_tail_from_an_origin_answering_more_than_asked_sends_only_the_bytes_asked(clip):
+    """After the purge the tail comes straight from the origin, which answers its Range with a
+    valid 206 that starts 1,000 bytes early and runs to the end (RFC 9110 section 15.3.7 lets it).
+    Only the bytes from the response's position on are the client's: the body ends whole and
+    right, not with 1,000 bytes sent twice."""
+    e, fo = clip
+    old, c, resp, first = half_stored_and_purged_mid_body(e, fo, "wide.bin", 11)
+    request(fo.port, "/_set?path=/wide.bin&fail=wide")
+    request(fo.port, "/_set?rate=0")
+    body, cut, _ = finish(c, resp, first)
+    assert not cut and sha(body) == sha(old), (len(body), cut, body[:len(old)] == old[:len(body)])
+    request(fo.port, "/_set?path=/wide.bin&fail=")
+
+
 @pytest.fixture
 def touchy(origins, tmp_path):
     """(eddy, [fault origin]) where a stalled origin is given up after 3 s; the list holds the

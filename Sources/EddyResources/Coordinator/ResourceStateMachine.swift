@@ -178,8 +178,12 @@ package struct ResourceStateMachine {
             waiting.remove(id)
             return .streamUncached
         }
+        // The retry rule follows where the next fill would start, not the ticket's position: a
+        // ticket that seeks inside a block its fills keep breaking off in before reaching it still
+        // gains the bytes they bring (the span starts past them), and each such fill is progress.
+        let (first, last, shorten) = span(at: pos, end: t.end, length: length, confirmed: confirmed, fills: fills)
         let isResume: Bool
-        switch t.resume.needFill(at: pos, stalledAt: stalledAt, afterFailure: afterFailure) {
+        switch t.resume.needFill(at: first, stalledAt: stalledAt, afterFailure: afterFailure) {
         case .keepWaiting: return .wait(coalesced: false)
         case let .retry(delay): return .retry(after: delay)
         case let .giveUp(reason):
@@ -192,7 +196,6 @@ package struct ResourceStateMachine {
             waiting.remove(id)
             return .giveUp("resource has no validator; cannot resume a partial body")
         }
-        let (first, last, shorten) = span(at: pos, end: t.end, length: length, confirmed: confirmed, fills: fills)
         return .startFill(first: first, last: last, shorten: shorten, isResume: isResume)
     }
 

@@ -59,31 +59,43 @@ extension CacheExchange {
         let t = upstream.transfer(for: upstream.request(url, checkAddress: checkAddress, userAgent: request.headers["User-Agent"],
                                                         range: asked, condition: .ifRange(validator)))
         direct = t
+        // The offset of the transfer's next body byte: a 206 may hold more than was asked, from
+        // before the response's position or past the piece's end (RFC 9110 section 15.3.7), and
+        // only the bytes in between are the client's.
+        var at = 0
         t.onHead = { head in
             if self.upstreamHeadAt == nil { self.upstreamHeadAt = EventLoop.monotonic() }
             // An origin's passing failure: the transfer ends with an error, and is tried again.
             if head.status >= 500 { return false }
-            guard head.status == 206, case .success = RangeResponseCheck.verify(
+            guard head.status == 206, case let .success(verified) = RangeResponseCheck.verify(
                 asked: asked, contentRange: head.headers["Content-Range"], contentLength: head.contentLength,
                 knownLength: r.meta.length) else {
                 self.direct = nil
                 self.abort("uncached resume got \(head.status) instead of the asked range")
                 return false
             }
+            at = verified.span.first
             return true
         }
         t.onData = { bytes in
             guard !self.done, !self.request.isGone else { return .abort }
-            guard self.request.relay(bytes, highWater: CacheExchange.highWater) else { self.directPaused = true; return .pause }
-            self.services.metrics.bytesFromOrigin += bytes.count
-            self.body.sent(bytes.count)
-            return .accept
+            let from = Swift.max(at, self.body.position), to = Swift.min(at + bytes.count, end)
+            if from < to {
+                let piece = UnsafeRawBufferPointer(rebasing: bytes[(from - at)..<(to - at)])
+                guard self.request.relay(piece, highWater: CacheExchange.highWater) else { self.directPaused = true; return .pause }
+                self.services.metrics.bytesFromOrigin += piece.count
+                self.body.sent(piece.count)
+            }
+            at += bytes.count
+            // Past the piece's end nothing more is the client's: the transfer stops there, which
+            // is no failure (`onComplete` goes on with the next piece).
+            return at >= end ? .abort : .accept
         }
         t.onComplete = { error in
             self.direct = nil
             guard !self.done else { return }
             if self.request.isGone { self.clientGone(); return }
-            if let error {
+            if let error, self.body.position < end {
                 let stalled = error.isTimeout ? self.body.position : nil
                 self.services.logger.info("uncached resume failed, trying again", metadata: [
                     "url": "\(self.url)", "at": "\(self.body.position)", "error": "\(error)"])

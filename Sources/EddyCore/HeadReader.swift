@@ -90,7 +90,7 @@ struct HeadReader {
     }
 
     private func text(_ s: Int, _ e: Int) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: b[s..<e]), as: UTF8.self)
+        FieldText.decode(UnsafeBufferPointer(rebasing: b[s..<e])) // obs-text bytes kept as they came
     }
 
     /// The version, Host and length rules (`RequestFraming`), then those of the connection: how

@@ -43,4 +43,12 @@ public struct RequestHead: Equatable, Sendable {
         for (n, v) in headers { s += n + ": " + v + "\r\n" }
         return s + "\r\n"
     }
+
+    /// `wire` as bytes, each field value's bytes as they were read (`FieldText`): what parses
+    /// back to this head, obs-text included.
+    public var wireBytes: [UInt8] {
+        var out = Array((method + " " + target + " " + version + "\r\n").utf8)
+        for (n, v) in headers { out += Array(n.utf8) + Array(": ".utf8) + FieldText.encode(v) + [13, 10] }
+        return out + [13, 10]
+    }
 }

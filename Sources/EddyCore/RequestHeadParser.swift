@@ -59,6 +59,9 @@ public struct RequestHeadParser: Sendable {
             guard b[start + 1] == .lf else { return .invalid(status: 400, reason: "bare CR in the request") }
             start += 2
         }
+        // Checked whether or not the head is whole, so that the outcome is the same however
+        // the bytes arrive.
+        if let problem = RequestHeadParser.notHTTP1(b, from: start, count: window) { return problem }
         guard let end = headEnd(b, from: max(start, scanned), count: window) else {
             scanned = max(start, window - 2)
             return count > limits.maxHeadBytes ? oversize(b, from: start, count: window) : .incomplete
@@ -69,6 +72,26 @@ public struct RequestHeadParser: Sendable {
         case let .success(head): return .head(head, length: end)
         case let .failure(problem): return .invalid(status: problem.status, reason: problem.reason)
         }
+    }
+
+    /// A refusal for bytes that can not begin an HTTP/1.x head, found before its end arrives:
+    /// nothing else is coming that would make them one, so waiting for the header timeout only
+    /// holds the connection (nginx answers these at once too). A request line starts with a
+    /// method, a token (RFC 9112 section 3), which a TLS ClientHello (0x16) does not; and a
+    /// whole first line must name a version (`method SP target SP HTTP-version`), which an
+    /// HTTP/0.9 `GET /` does not.
+    static func notHTTP1(_ b: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> Outcome? {
+        guard start < count, b[start] != .cr, b[start] != .lf else { return nil } // a CR whose LF is still coming
+        guard RequestFraming.isTokenChar(b[start]) else {
+            return .invalid(status: 400, reason: b[start] == 0x16 ? "a TLS handshake on a plain HTTP listener" : "not an HTTP/1.x request")
+        }
+        var spaces = 0, i = start
+        while i < count && b[i] != .lf {
+            if b[i] == UInt8(ascii: " ") { spaces += 1 }
+            i += 1
+        }
+        guard i < count else { return nil } // the first line is still arriving
+        return spaces < 2 ? .invalid(status: 400, reason: "a request line without an HTTP version (HTTP/0.9 is not supported)") : nil
     }
 
     /// The index just past the blank line ending the head (LF then LF, or LF then CRLF), if it

@@ -27,6 +27,7 @@ extension ClientConnection {
                 evbuffer_drain(input, length)
                 let request = ServerRequest(connection: self, head: head)
                 headerStartedAt = nil // the head is whole; a body's pace is the idle timeout's
+                if case .none = head.body {} else if let vet = server.vetHead, !vetted(request, vet) { return }
                 if head.expectsContinue && evbuffer_get_length(input) == 0 {
                     // RFC 9110 section 10.1.1: the client waits for this before it sends the body
                     // (`expectsContinue` is set only for a request with one).
@@ -43,6 +44,22 @@ extension ClientConnection {
                 readBody()
             }
         }
+    }
+
+    /// Shows a head with a body to `vet` before a byte of the body is read; false when `vet`
+    /// answered it: the connection then ends after that answer, the body never read (a refusal
+    /// must not first make eddy take in megabytes nobody was allowed to send).
+    private func vetted(_ request: ServerRequest, _ vet: (ServerRequest) -> Bool) -> Bool {
+        phase = .answering(request)
+        closeAfterResponse = true
+        pauseReading(true)
+        if vet(request) {
+            closeAfterResponse = !request.head.keepAlive
+            pauseReading(false)
+            return true
+        }
+        if !request.headSent { request.sendError(403, "refused", extra: HTTPHeaders(), close: true) }
+        return false
     }
 
     private var bodyLimits: ChunkedBodyDecoder.Limits {

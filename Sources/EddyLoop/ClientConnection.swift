@@ -130,10 +130,18 @@ public final class ClientConnection {
     /// Refuses what can not be read safely and closes after the answer: the framing is in doubt.
     func refuse(_ status: Int, _ reason: String) {
         pauseReading(true)
-        let request = ServerRequest(connection: self, head: RequestHead(method: "GET", target: "*", keepAlive: false))
+        // The answer to a HEAD has no body, even a refusal's (RFC 9110 section 9.3.2): the
+        // unparsed head still starts the input when the parser refused it.
+        let request = ServerRequest(connection: self, head: RequestHead(method: inputStartsWithHEAD ? "HEAD" : "GET", target: "*", keepAlive: false))
         phase = .answering(request)
         closeAfterResponse = true
         request.sendError(status, reason, extra: HTTPHeaders(), close: true)
+    }
+
+    /// The input begins with `HEAD ` (a request line the parser refused).
+    private var inputStartsWithHEAD: Bool {
+        guard evbuffer_get_length(input) >= 5, let p = evbuffer_pullup(input, 5) else { return false }
+        return Array(UnsafeRawBufferPointer(start: p, count: 5)) == Array("HEAD ".utf8)
     }
 
     // MARK: - Output

@@ -22,6 +22,11 @@ public final class HTTPServer {
     static let largeBody = 4 << 20
     /// Receives each request on the loop thread. The handler owns the request until it ends it.
     public var handler: (ServerRequest) -> Void = { $0.sendError(503, "not ready") }
+    /// Sees the head of each request that has a body before the body is read, on the loop
+    /// thread: returns true to read it and hand the request to `handler`, or false having
+    /// answered it (the connection closes after that answer, the body unread). The admin
+    /// listener checks its token and guard here.
+    public var vetHead: ((ServerRequest) -> Bool)?
     /// Receives rare, rate-limited warnings (descriptor exhaustion) for the log.
     public var onWarning: ((String) -> Void)?
     /// The limits; setting them (a configuration reload) applies to new requests and connections.

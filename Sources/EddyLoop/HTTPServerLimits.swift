@@ -20,10 +20,16 @@ public struct HTTPServerLimits: Sendable {
 
     public init() {}
 
-    /// The same limits for the admin listener: its handlers parse whole JSON bodies.
+    /// The largest admin body: a list of 1,000 download specs with room to spare.
+    public static let adminListBytes = 8 << 20
+
+    /// The same limits for the admin listener: its handlers parse whole JSON bodies, none of
+    /// them larger than `adminListBytes` (a 64 MiB body read whole by each of a few connections
+    /// would take hundreds of MiB before a handler saw it).
     public var admin: HTTPServerLimits {
         var l = self
         l.streamBodiesAbove = nil
+        l.maxBodyBytes = min(l.maxBodyBytes, HTTPServerLimits.adminListBytes)
         return l
     }
 }

@@ -13,17 +13,48 @@ extension Proxy {
     /// Paths that only read (GET and HEAD); `/api/events` is a stream (GET only).
     static let readOnlyPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/api/cache", "/api/fills", "/api/events"]
 
-    func handleAdmin(_ request: ServerRequest) {
+    /// Answers what the head alone refuses, before any body is read (`HTTPServer.vetHead`):
+    /// the guard against pages in the user's browser, the bearer token, and a body larger than
+    /// the operation takes. Returns true when it answered.
+    func refusedAdmission(_ request: ServerRequest) -> Bool {
         // Before anything else: a page in the user's browser (DNS rebinding, a cross-site form)
         // gets nothing, and changes nothing (see `AdminRequestGuard`).
         let h = request.headers
-        let hasBody = (h["Content-Length"].flatMap { Int($0) } ?? 0) > 0 || h["Transfer-Encoding"] != nil
+        let declared = h["Content-Length"].flatMap { Int($0) }
+        let hasBody = (declared ?? 0) > 0 || h["Transfer-Encoding"] != nil
         if case let .refuse(status, reason) = adminGuard.check(method: request.method, host: h["Host"], origin: h["Origin"],
                                                                 fetchSite: h["Sec-Fetch-Site"], contentType: h["Content-Type"], hasBody: hasBody) {
             logger.warning("admin request refused", metadata: ["status": "\(status)", "reason": "\(reason)", "method": "\(request.method)",
                                                                "peer": "\(request.peer)"])
-            return AdminJSON.error(request, status, reason)
+            AdminJSON.error(request, status, reason)
+            return true
         }
+        let path = String(request.uri.prefix { $0 != "?" })
+        let open = path == "/healthz" || path == "/readyz" || EmbeddedFiles.byPath[path] != nil
+        if !open, let token = config.adminToken, !token.isEmpty, !AdminAccess.allows(authorization: h["Authorization"], token: token) {
+            var h = HTTPHeaders()
+            h.set("WWW-Authenticate", "Bearer realm=\"eddy\"")
+            h.set("Content-Type", "application/json")
+            request.send(status: 401, headers: h, body: Array("{\"error\":\"a bearer token is required\"}\n".utf8))
+            return true
+        }
+        let limit = Proxy.bodyLimit(method: request.method, path: path)
+        if let declared, declared > limit {
+            AdminJSON.error(request, 413, "a body of at most \(limit) bytes is taken here")
+            return true
+        }
+        return false
+    }
+
+    /// The largest body an admin operation takes: a list of specs (`POST /api/downloads` may
+    /// carry 1,000 of them) 8 MiB, any other JSON 1 MiB. Bodies without a declared length are
+    /// bounded by the listener's own limit (`HTTPServerLimits.admin`).
+    static func bodyLimit(method: String, path: String) -> Int {
+        method == "POST" && path == "/api/downloads" ? HTTPServerLimits.adminListBytes : 1 << 20
+    }
+
+    func handleAdmin(_ request: ServerRequest) {
+        if refusedAdmission(request) { return }
         let path = String(request.uri.prefix { $0 != "?" })
         let isStream = path == "/api/events"
         if Proxy.readOnlyPaths.contains(path) || EmbeddedFiles.byPath[path] != nil,
@@ -53,12 +84,6 @@ extension Proxy {
                 return request.send(status: 304, headers: h, body: [])
             }
             return request.send(status: 200, headers: h, body: request.method == "HEAD" ? [] : Array(file.text.utf8))
-        }
-        if let token = config.adminToken, !token.isEmpty, !AdminAccess.allows(authorization: request.headers["Authorization"], token: token) {
-            var h = HTTPHeaders()
-            h.set("WWW-Authenticate", "Bearer realm=\"eddy\"")
-            h.set("Content-Type", "application/json")
-            return request.send(status: 401, headers: h, body: Array("{\"error\":\"a bearer token is required\"}\n".utf8))
         }
         if path == "/metrics" { return sendMetrics(request) }
         if path == "/api/cache" {

@@ -71,6 +71,28 @@ final class RequestHeadParserTests: XCTestCase {
         }
     }
 
+    func test_parse_whatCanNotBeHTTP1_isRefusedBeforeItsEnd() {
+        // A TLS ClientHello, HTTP/0.9, binary: refused at once rather than at the header timeout.
+        XCTAssertEqual(status("\u{16}\u{03}\u{01}\u{02}\u{00}"), 400)
+        XCTAssertEqual(status("GET /\r\n"), 400)
+        XCTAssertEqual(status("GET /index.html\n"), 400)
+        XCTAssertEqual(status("\u{00}GET / HTTP/1.1"), 400)
+        XCTAssertEqual(status("\r\n{\"json\": 1}"), 400)
+        // Still arriving, or a head that may yet be whole: wait.
+        for text in ["GET /", "GET / HTTP/1.1", "GET / HTTP/1.1\r\nHost", "\r\n", "\r\nGET"] {
+            XCTAssertEqual(parse(text), .incomplete, text.debugDescription)
+        }
+        // An HTTP/2 preface is a whole head naming HTTP/2.0: 505, as before.
+        XCTAssertEqual(status("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 505)
+    }
+
+    func test_parse_obsTextInAValue_keepsItsBytes() {
+        let bytes: [UInt8] = Array("GET / HTTP/1.1\r\nHost: x\r\nX-B: a".utf8) + [0xFF, 0xFE] + Array("\r\n\r\n".utf8)
+        var p = RequestHeadParser(limits: .init())
+        guard case let .head(h, _) = bytes.withUnsafeBytes({ p.parse($0) }) else { return XCTFail("no head") }
+        XCTAssertEqual(FieldText.encode(h.headers["X-B"]!), [0x61, 0xFF, 0xFE])
+    }
+
     func test_parse_givesTheSameOutcome_howeverTheBytesArrive() {
         let cases = ["GET / HTTP/1.1\r\nHost: x\r\nA: b\r\n\r\nrest", "\r\nPOST /p HTTP/1.0\nContent-Length: 3\n\nabc",
                      "GET / HTTP/1.1\r\nHost : x\r\n\r\n", "GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\n\r\n"]

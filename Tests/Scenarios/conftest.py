@@ -171,6 +171,25 @@ def request(port, path, headers=None, method="GET", timeout=60, host="127.0.0.1"
     return Response(r.status, hdrs, body, ttfb)
 
 
+def raw_exchange(port, data, timeout=5):
+    """Sends raw bytes on a new connection and reads until eddy closes it (or `timeout` passes
+    with nothing more); returns the bytes and the seconds it took."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    t0, got = time.monotonic(), b""
+    try:
+        s.sendall(data)
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+    except (socket.timeout, ConnectionError):
+        pass
+    finally:
+        s.close()
+    return got, time.monotonic() - t0
+
+
 def open_body(port, path, headers=None):
     """A player mid-body: the head and the first 64 KiB read, the rest left in the socket (eddy's
     queue and the kernel's buffers hold far less than a body of several MiB), so the response is

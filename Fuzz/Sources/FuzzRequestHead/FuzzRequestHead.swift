@@ -32,7 +32,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         var wide = limits
         wide.maxHeadBytes = 1 << 20
         var again = RequestHeadParser(limits: wide)
-        let wire = Array(head.wire.utf8)
+        let wire = head.wireBytes
         let back = wire.withUnsafeBytes { again.parse($0) }
         require(back == .head(head, length: wire.count), "round trip: \(head) -> \(back)")
         if head.body == .chunked { checkChunked(UnsafeRawBufferPointer(rebasing: input[length...]), step: step) }

@@ -13,21 +13,13 @@ public struct CacheKeyRules: Equatable, Sendable {
         case names(Set<String>)
     }
 
-    /// One rule: upstream URLs that start with `prefix` (a mapped origin's base, or any URL
-    /// prefix) and whose host matches `host`, when given.
+    /// One rule: the URLs it covers (`URLScope`) and the parameters it leaves out of their keys.
     public struct Rule: Equatable, Sendable {
-        public let prefix: String?
-        public let host: HostPattern?
+        public let scope: URLScope
         public let ignored: Ignored
 
         public init(prefix: String? = nil, host: HostPattern? = nil, ignored: Ignored) {
-            (self.prefix, self.host, self.ignored) = (prefix, host, ignored)
-        }
-
-        func matches(_ url: UpstreamURL) -> Bool {
-            if let prefix, !url.description.hasPrefix(prefix) { return false }
-            if let host, !host.matches(host: url.host, port: url.port) { return false }
-            return true
+            (self.scope, self.ignored) = (URLScope(prefix: prefix, host: host), ignored)
         }
     }
 
@@ -39,7 +31,7 @@ public struct CacheKeyRules: Equatable, Sendable {
     /// The parameters left out of `url`'s key; nil when no rule applies.
     public func ignored(for url: UpstreamURL) -> Ignored? {
         guard !rules.isEmpty else { return nil }
-        return rules.first { $0.matches(url) }?.ignored
+        return rules.first { $0.scope.matches(url) }?.ignored
     }
 
     /// The cache key of `url`: the URL itself without the parameters its rule leaves out (the

@@ -21,19 +21,43 @@ public enum RequestForwarding {
     /// The end-to-end fields of a client's request to send on a pass-through request.
     public static func passThrough(_ h: HTTPHeaders) -> HTTPHeaders { filter(h, dropping: neverForwarded) }
 
-    /// The end-to-end fields of a client's request a cache fill carries (Cookie, Referer, Origin,
+    /// Fields by which a front proxy tells an origin how the request looked before it (the
+    /// `X-Forwarded-` family other than `-For`, which eddy rebuilds, and the usual rewrites and
+    /// method overrides). Origins and frameworks build URLs, redirects and whole pages from them,
+    /// and none of them is in the cache key: from a client that is not a trusted proxy, a shared
+    /// fill carrying them would let one viewer choose the body every other viewer gets (web cache
+    /// poisoning, as the probe of issue 57 found for each of these).
+    static let unkeyedOverrides: Set<String> = [
+        "x-host", "x-original-url", "x-rewrite-url", "x-original-host", "x-http-method-override", "x-http-method",
+        "x-method-override",
+    ]
+
+    /// True for a field a fill drops unless the client is a trusted proxy.
+    static func isUnkeyedOverride(_ lower: String) -> Bool {
+        lower.hasPrefix("x-forwarded-") || unkeyedOverrides.contains(lower)
+    }
+
+    /// The end-to-end fields of a client's request a cache fill carries (Referer, Origin,
     /// Accept-Language, custom tokens...). A fill is shared: later clients read what the first
-    /// one's fields fetched.
-    public static func fill(_ h: HTTPHeaders) -> HTTPHeaders { filter(h, dropping: droppedByFills) }
+    /// one's fields fetched. So the fields that rewrite what an origin thinks it was asked
+    /// (`isUnkeyedOverride`) travel only from a trusted proxy, and `Cookie` only as `cookies`
+    /// allows (stripped by default).
+    public static func fill(_ h: HTTPHeaders, peerTrusted: Bool = false, cookies: CookiePolicy = .strip) -> HTTPHeaders {
+        var out = filter(h, dropping: droppedByFills) { peerTrusted || !isUnkeyedOverride($0) }
+        // Several Cookie lines are one list joined by "; " (RFC 6265 section 5.4), not ", ".
+        let lines = h.values("Cookie")
+        if let cookie = cookies.fillValue(lines.isEmpty ? nil : lines.joined(separator: "; ")) { out.set("Cookie", cookie) }
+        return out
+    }
 
-    private static let droppedByFills = neverForwarded.union(controlledByFills)
+    private static let droppedByFills = neverForwarded.union(controlledByFills).union(["cookie"])
 
-    private static func filter(_ h: HTTPHeaders, dropping: Set<String>) -> HTTPHeaders {
+    private static func filter(_ h: HTTPHeaders, dropping: Set<String>, keeping: (String) -> Bool = { _ in true }) -> HTTPHeaders {
         let named = StoragePolicy.connectionOptions(h)
         var out = HTTPHeaders()
         for (n, v) in h {
             let lower = n.lowercased()
-            if !dropping.contains(lower) && !named.contains(lower) { out.add(n, v) }
+            if !dropping.contains(lower) && !named.contains(lower) && keeping(lower) { out.add(n, v) }
         }
         return out
     }

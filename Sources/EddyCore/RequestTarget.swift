@@ -26,11 +26,15 @@ public struct TargetResolver: Sendable {
     public let gate: UpstreamGate
     /// Query parameters left out of cache keys (`cache_key:`); none by default.
     public let cacheKeys: CacheKeyRules
+    /// What fills do with clients' cookies (`cookies:`); stripped by default.
+    public let cookies: CookieRules
 
-    public init(routes: [OriginRoute], allowHosts: [HostPattern], cacheKeys: CacheKeyRules = CacheKeyRules()) {
+    public init(routes: [OriginRoute], allowHosts: [HostPattern], cacheKeys: CacheKeyRules = CacheKeyRules(),
+                cookies: CookieRules = CookieRules()) {
         self.routes = routes.sorted { $0.prefix.count > $1.prefix.count }
         self.allowHosts = allowHosts
         self.cacheKeys = cacheKeys
+        self.cookies = cookies
         gate = UpstreamGate(routes: routes, allowHosts: allowHosts)
     }
 

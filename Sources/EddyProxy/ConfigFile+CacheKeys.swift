@@ -28,27 +28,34 @@ extension ConfigFile {
                 ignored = .names(Set(names.compactMap { $0 as? String }))
             default: throw ConfigError(description: "\(key): ignore_query must be all or a list of parameter names")
             }
-            var prefix: String?
-            if let p = item["prefix"] {
-                guard let p = p as? String, let route = routes.first(where: { $0.prefix == p }) else {
-                    throw ConfigError(description: "\(key): prefix '\(item["prefix"]!)' is not the prefix of an origin in origins:")
-                }
-                prefix = route.base.description
-            }
-            if let u = item["url"] {
-                guard prefix == nil, let u = u as? String, let url = UpstreamURL.parse(Substring(u)) else {
-                    throw ConfigError(description: "\(key): url must be an http(s) URL prefix (and not with prefix)")
-                }
-                prefix = url.description
-            }
-            var host: HostPattern?
-            if let h = item["host"] {
-                guard let h = h as? String, let p = HostPattern(h) else { throw ConfigError(description: "\(key): host '\(item["host"]!)' is not a host pattern") }
-                host = p
-            }
-            guard prefix != nil || host != nil else { throw ConfigError(description: "\(key): each rule needs a prefix, a host or a url") }
+            let (prefix, host) = try ruleScope(item, key, routes: routes)
             rules.append(CacheKeyRules.Rule(prefix: prefix, host: host, ignored: ignored))
         }
         return CacheKeyRules(rules)
+    }
+
+    /// The URLs a rule of `key` covers: a `prefix` naming an origin in `origins:` (its upstream
+    /// base), a `url` prefix, and/or a `host` pattern; at least one.
+    static func ruleScope(_ item: [String: Any], _ key: String, routes: [OriginRoute]) throws -> (prefix: String?, host: HostPattern?) {
+        var prefix: String?
+        if let p = item["prefix"] {
+            guard let p = p as? String, let route = routes.first(where: { $0.prefix == p }) else {
+                throw ConfigError(description: "\(key): prefix '\(item["prefix"]!)' is not the prefix of an origin in origins:")
+            }
+            prefix = route.base.description
+        }
+        if let u = item["url"] {
+            guard prefix == nil, let u = u as? String, let url = UpstreamURL.parse(Substring(u)) else {
+                throw ConfigError(description: "\(key): url must be an http(s) URL prefix (and not with prefix)")
+            }
+            prefix = url.description
+        }
+        var host: HostPattern?
+        if let h = item["host"] {
+            guard let h = h as? String, let p = HostPattern(h) else { throw ConfigError(description: "\(key): host '\(item["host"]!)' is not a host pattern") }
+            host = p
+        }
+        guard prefix != nil || host != nil else { throw ConfigError(description: "\(key): each rule needs a prefix, a host or a url") }
+        return (prefix, host)
     }
 }

@@ -16,9 +16,11 @@ public enum ConfigFile {
         guard let root = try Yams.load(yaml: text) else { return c }
         guard let map = root as? [String: Any] else { throw ConfigError(description: "the config file must be a mapping") }
         // Rules naming a mapped origin need the origins first, wherever the file lists them.
-        for (key, value) in map.filter({ $0.key != "cache_key" }) + map.filter({ $0.key == "cache_key" }) {
+        let scoped: Set<String> = ["cache_key", "cookies"]
+        for (key, value) in map.filter({ !scoped.contains($0.key) }) + map.filter({ scoped.contains($0.key) }) {
             switch key {
             case "cache_key": c.cacheKeyRules = try cacheKeyRules(value, routes: c.routes)
+            case "cookies": c.cookieRules = try cookieRules(value, routes: c.routes)
             case "listen": (c.listenHost, c.listenPort) = try parseListen(string(value, key))
             case "cache_dir": c.cacheDir = try string(value, key)
             case "max_size": c.maxSize = try size(value, key)

@@ -71,7 +71,7 @@ extension Proxy {
         downloads?.engine.defaultWindow = new.downloadWindow
         downloads?.engine.setRateLimit(new.downloadRateLimit)
         resourceHomes.all[0].coordinators.players.enabled = new.downloadYield
-        routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts, cacheKeys: new.cacheKeyRules)
+        routing.resolver = TargetResolver(routes: new.routes, allowHosts: new.allowHosts, cacheKeys: new.cacheKeyRules, cookies: new.cookieRules)
         let gate = routing.resolver.gate
         let settings = new.homeSettings(loops: homes.count)
         // Each home takes the new settings on its loop, after the requests it has already begun.

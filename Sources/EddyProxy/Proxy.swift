@@ -102,7 +102,7 @@ public final class Proxy {
         }
         connectPolicy = ConnectExchange.Policy(enabled: config.allowConnect, ports: Set(config.connectPorts),
                                                idleTimeout: Double(config.connectIdleTimeout))
-        routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts, cacheKeys: config.cacheKeyRules))
+        routing = Routing(TargetResolver(routes: config.routes, allowHosts: config.allowHosts, cacheKeys: config.cacheKeyRules, cookies: config.cookieRules))
         accessLog = try AccessLog(path: config.accessLog, format: config.accessLogFormat)
         hitSnapshots = stores[0].isAvailable ? HitSnapshots() : nil
         let catalog = OfflineCatalog()
@@ -151,6 +151,7 @@ public final class Proxy {
         if let admin = config.admin {
             let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits.admin)
             s.handler = { [unowned self] in handleAdmin($0) }
+            s.vetHead = { [unowned self] in !refusedAdmission($0) }
             adminServer = s
         }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in

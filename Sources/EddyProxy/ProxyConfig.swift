@@ -79,6 +79,8 @@ public struct ProxyConfig: Sendable {
     public var downloadWindow: DownloadWindow?
     /// Query parameters left out of cache keys (`cache_key:`); none by default.
     public var cacheKeyRules = CacheKeyRules()
+    /// What fills do with clients' cookies (`cookies:`); stripped by default.
+    public var cookieRules = CookieRules()
     /// Bytes a second for all downloads together (`download_rate_limit`, `--download-rate-limit`); 0: no limit.
     public var downloadRateLimit = 0
     /// Downloads yield to players fetching from the origin (`download_yield`; see `PlayerActivity`).

@@ -13,7 +13,9 @@ extension Home {
         // A plain small hit published by an earlier answer goes out without an exchange: the
         // same response for a fraction of the work (see `HitSnapshots`).
         // Absolute-form targets only for children: anyone else's go through the gate (RequestPlan).
-        if let snapshots, request.uri.hasPrefix("/") || isChild(request), let outcome = snapshots.answer(request, now: loop.wallClock()) {
+        // A request with cookies waits for its URL's rule when some rule bypasses the cache for them.
+        if let snapshots, request.uri.hasPrefix("/") || isChild(request),
+           request.headers["Cookie"] == nil || !routing.resolver.cookies.anyBypass, let outcome = snapshots.answer(request, now: loop.wallClock()) {
             return snapshotAnswered(AnsweredRequest(request), outcome)
         }
         guard request.method != "CONNECT" else {

@@ -37,6 +37,10 @@ enum RequestPlan {
             if headers["Authorization"] != nil {
                 return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "authorization")
             }
+            // `cookies: bypass` (Varnish's builtin policy): a request with cookies is not shared.
+            if headers["Cookie"] != nil, resolver.cookies.anyBypass, resolver.cookies.policy(for: url) == .bypass {
+                return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "cookie")
+            }
             if !cacheAvailable { return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "cache unavailable") }
             // LL-HLS blocking reloads and delta updates are answered by the origin each time.
             if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) {

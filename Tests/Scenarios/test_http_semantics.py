@@ -203,10 +203,16 @@ def test_client_request_fields_reach_the_origin_but_connection_named_ones_do_not
                                   "Connection": "X-Drop", "X-Drop": "secret", "Accept-Encoding": "gzip"})
     assert r.status == 200
     got = {k.lower(): v for k, v in last_request(fo, "fwd.bin")["headers"]}
-    assert got.get("cookie") == "session=abc" and got.get("referer") == "http://player.example/" and got.get("x-custom") == "yes"
+    assert got.get("referer") == "http://player.example/" and got.get("x-custom") == "yes"
+    assert "cookie" not in got, "a shared fill carries no cookie by default (cookies:, as CloudFront)"
     assert "x-drop" not in got, "named in Connection: hop-by-hop (RFC 9110 s7.6.1)"
     assert "accept-encoding" not in got, "a fill asks for the identity bytes every client gets"
     assert got.get("x-forwarded-for") == "127.0.0.1" and got.get("forwarded") == "for=127.0.0.1;proto=http", got
+    # A pass-through request (its answer reaches this client alone) carries every end-to-end field.
+    r = eddy.get(url("fwd.bin"), {"Cookie": "session=abc", "Authorization": "Bearer t", "X-Forwarded-Host": "a.example"})
+    assert r.status == 200
+    got = {k.lower(): v for k, v in last_request(fo, "fwd.bin")["headers"]}
+    assert got.get("cookie") == "session=abc" and got.get("x-forwarded-host") == "a.example", got
 
 
 def test_an_untrusted_client_chain_is_replaced(eddy, origins):

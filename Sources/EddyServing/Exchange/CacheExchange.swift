@@ -104,7 +104,7 @@ final class CacheExchange {
                      maxAge: upstreamMaxAge)
     }
     /// The client's fields for fills (`FetchClient`), built when the first fill asks.
-    lazy var forwardedFields = services.upstreamFields(for: request, fill: true)
+    lazy var forwardedFields = services.upstreamFields(for: request, fill: url)
     var userAgent: String? { request.headers["User-Agent"] }
     var requestHeaders: HTTPHeaders { request.headers }
 

@@ -50,7 +50,7 @@ final class DirectExchange {
             return
         }
         // Every end-to-end request field travels on (RFC 9110 section 7.6.1), with the client chain.
-        let passed = services.upstreamFields(for: request, fill: false)
+        let passed = services.upstreamFields(for: request, fill: nil)
         var req = services.upstream.request(url, method: request.method, checkAddress: checkAddress,
                                             userAgent: request.headers["User-Agent"], passing: passed)
         if request.method != "GET" && request.method != "HEAD" {

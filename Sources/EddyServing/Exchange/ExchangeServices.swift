@@ -70,8 +70,8 @@ final class ExchangeServices {
     }
 
     /// The client's fields to send upstream (see `LoopServices.upstreamFields`).
-    func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
-        loopServices.upstreamFields(for: request, fill: fill)
+    func upstreamFields(for request: any ClientRequest, fill url: UpstreamURL?) -> HTTPHeaders {
+        loopServices.upstreamFields(for: request, fill: url)
     }
 
     /// Invalidates the stored response for `url`, and for each URI reference in `others` that

@@ -52,13 +52,15 @@ final class LoopServices {
 
     /// The client's fields to send upstream: end-to-end ones (all for a pass-through; for a
     /// fill, those eddy does not control, see `RequestForwarding`), and the client chain.
-    func upstreamFields(for request: any ClientRequest, fill: Bool) -> HTTPHeaders {
-        var h = fill ? RequestForwarding.fill(request.headers) : RequestForwarding.passThrough(request.headers)
+    /// `url`: the fill's target, whose `cookies:` rule says which cookies it carries.
+    func upstreamFields(for request: any ClientRequest, fill url: UpstreamURL?) -> HTTPHeaders {
+        let trusted = trustedProxies.contains(request.peer)
+        var h = url.map { RequestForwarding.fill(request.headers, peerTrusted: trusted, cookies: routing.resolver.cookies.policy(for: $0)) }
+            ?? RequestForwarding.passThrough(request.headers)
         // The hops before this one: the upstream request's Via lists them before eddy (RFC 9110
         // section 7.6.3), so a parent that is also a child sees the loop (`ViaLoop`).
         if let via = request.headers.combined("Via"), !via.trimmingOWS().isEmpty { h.set("Via", via) }
         guard forwardClientAddress, request.peer != "-" else { return h }
-        let trusted = trustedProxies.contains(request.peer)
         h.set("X-Forwarded-For", RequestForwarding.xForwardedFor(incoming: request.headers.combined("X-Forwarded-For"),
                                                                   peer: request.peer, peerTrusted: trusted))
         h.set("Forwarded", RequestForwarding.forwarded(incoming: request.headers.combined("Forwarded"), peer: request.peer,

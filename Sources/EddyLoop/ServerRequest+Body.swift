@@ -6,6 +6,8 @@ extension ServerRequest {
     /// Queues bytes (copied) and arms `onDrained`.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty, headSent, !isGone, !isFinished, framing != .none else { return }
+        let room = roomLeft(for: bytes.count)
+        guard room == bytes.count else { return room > 0 ? write(UnsafeRawBufferPointer(rebasing: bytes[..<room])) : () }
         if framing == .chunked { connection.queue(ResponseHead.chunkHeader(bytes.count)) }
         connection.queue(bytes)
         if framing == .chunked { connection.queue("\r\n") }
@@ -20,6 +22,8 @@ extension ServerRequest {
     /// request, so that the cache may close its own meanwhile.
     public func writeFile(_ span: FileSpan) {
         guard span.length > 0, headSent, !isGone, !isFinished, framing != .none else { return }
+        let room = roomLeft(for: span.length)
+        guard room == span.length else { return room > 0 ? writeFile(FileSpan(descriptor: span.descriptor, offset: span.offset, length: room)) : () }
         let small = span.length <= ServerRequest.copyThreshold && connection.queued == 0
         if small || !segmentReady(span.descriptor) {
             // Out of descriptors for the segment's copy: a copy rather than a stalled response.
@@ -34,6 +38,17 @@ extension ServerRequest {
         bodyBytesSent += span.length
         drainArmed = true
         connection.flush()
+    }
+
+    /// How many of `count` more body bytes the declared length still has room for. The head
+    /// promised that many bytes and no more: bytes past it would be read by the client as the
+    /// start of the next response (RFC 9112 section 6.3), so they are dropped, and the connection
+    /// ends with this response, since whatever produced them did not agree with its own head.
+    private func roomLeft(for count: Int) -> Int {
+        guard case let .length(n) = framing else { return count }
+        let room = max(0, min(count, n - bodyBytesSent))
+        if room < count { keepAlive = false }
+        return room
     }
 
     /// Drops the file segment; the next `writeFile` makes one for its descriptor (a remote

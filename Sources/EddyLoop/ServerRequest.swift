@@ -221,6 +221,10 @@ public final class ServerRequest: ClientRequest {
         drainArmed = false
         guard !isGone else { whenSent?(); return }
         if framing == .chunked { connection.queue(ResponseHead.lastChunk) }
+        // A body that ends short of its declared length can not be completed on this connection:
+        // the client would take the next response's first bytes for the rest of this one. Closing
+        // after the queued bytes shows it a short body instead (RFC 9112 section 8).
+        if case let .length(n) = framing, bodyBytesSent < n { keepAlive = false }
         self.whenSent = whenSent
         connection.responseEnded(self)
     }

@@ -15,7 +15,6 @@ public struct UpstreamHead: Sendable {
 
     /// Content-Length when present and valid.
     public var contentLength: Int? {
-        guard let v = headers["Content-Length"] else { return nil }
-        return RangeHeader.parseDigits(Substring(v.trimmingOWS()))
+        ResponseFraming.length(headers)
     }
 }

@@ -47,6 +47,14 @@ extension UpstreamTransfer {
                     unsupportedCoding = bad
                     return false
                 }
+                if let problem = ResponseFraming.problem(pendingHead) {
+                    // Two lengths, or a length beside chunked: each hop could end the body
+                    // elsewhere, and the rest would be read as the next response (RFC 9112
+                    // section 6.3). Refused before anything goes out or is stored: a 502.
+                    badFraming = problem
+                    return false
+                }
+                if let n = ResponseFraming.length(pendingHead) { pendingHead.set("Content-Length", String(n)) } // "42, 42" is 42
                 if let seconds = newConnectionSeconds { multi.onConnected?(seconds) }
                 multi.noteTurnover(self)
                 return onHead?(UpstreamHead(status: pendingStatus, headers: pendingHead, version: pendingVersion)) ?? false
@@ -89,6 +97,7 @@ extension UpstreamTransfer {
         if code == CURLE_OK { done(nil); return }
         if let refusal { done(.refused(refusal)); return }
         if let unsupportedCoding { done(.transfer("unsupported transfer coding '\(unsupportedCoding)'")); return }
+        if let badFraming { done(.transfer("the origin's response is framed two ways: \(badFraming)")); return }
         let message = String(cString: eddy_curl_easy_strerror(code))
         if blockedAddress { done(.internalAddress); return }
         switch code {

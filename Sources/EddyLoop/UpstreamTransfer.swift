@@ -152,7 +152,9 @@ public final class UpstreamTransfer {
         }
         if parent != nil && request.headers["Host"] == nil { headerList = eddy_curl_slist_append(headerList, "Host: \(request.url.authority)") }
         for (name, value) in request.headers {
-            headerList = eddy_curl_slist_append(headerList, "\(name): \(value)")
+            // The value's bytes as the client sent them (`FieldText`), not its UTF-8.
+            var line = Array(name.utf8) + [UInt8(ascii: ":"), UInt8(ascii: " ")] + FieldText.encode(value) + [0]
+            headerList = line.withUnsafeMutableBytes { eddy_curl_slist_append(headerList, $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
         }
         // curl adds "Accept: */*" on its own; an empty value suppresses it so the origin sees only
         // what the client or eddy chose.
@@ -259,4 +261,6 @@ public final class UpstreamTransfer {
 
     /// Set when the head named a transfer coding eddy can not decode.
     var unsupportedCoding: String?
+    /// Set when the head framed its body two ways (`ResponseFraming`).
+    var badFraming: String?
 }

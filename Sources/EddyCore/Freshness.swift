@@ -64,7 +64,10 @@ public struct Freshness: Equatable, Sendable {
         let apparent = date.map { Swift.max(0, responseTime - $0) } ?? 0
         // Age is a non-negative integer (section 5.1); an invalid one is ignored, and one past
         // 2^31 is taken as 2^31 (section 1.2.2), so an origin's huge Age can not overflow the sum.
-        let ageValue = Swift.min(h["Age"].flatMap { RangeHeader.parseDigits(Substring($0.trimmingOWS())) } ?? 0, 1 << 31)
+        // RFC 9111 section 5.1: of a list-based Age (`7200, 0`) the first member counts; a value
+        // that is then not delta-seconds (`7200abc`) is ignored.
+        let firstAge = h["Age"].map { $0.prefix { $0 != "," }.trimmingOWS() }
+        let ageValue = Swift.min(firstAge.flatMap { RangeHeader.parseDigits($0) } ?? 0, 1 << 31)
         let corrected = ageValue + Swift.max(0, responseTime - requestTime)
         return Swift.min(Swift.max(apparent, corrected), Int(Int32.max))
     }

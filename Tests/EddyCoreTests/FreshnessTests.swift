@@ -126,6 +126,15 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(Freshness.initialAge(headers: bad, requestTime: responseTime, responseTime: responseTime), 0, "invalid Age is ignored")
     }
 
+    func test_initialAge_ofAList_isItsFirstMember() {
+        // RFC 9111 section 5.1 (cache-tests age-parse-suffix): "7200, 0" is 7200; garbage after
+        // a member makes the value invalid, and ignored.
+        for (value, age) in [("7200, 0", 7200), ("7200,0", 7200), ("0, 7200", 0), ("7200abc", 0), (" 30 ", 30), (", 5", 0)] {
+            let h = HTTPHeaders([("Age", value)])
+            XCTAssertEqual(Freshness.initialAge(headers: h, requestTime: 0, responseTime: 0), age, value)
+        }
+    }
+
     func test_compute_noCache_isZeroAndRevalidate() {
         XCTAssertEqual(compute("no-cache, max-age=100, s-maxage=100"), Freshness(lifetime: 0, requiresRevalidation: true))
     }

@@ -235,7 +235,11 @@ final class CacheExchange {
         guard !done else { return }
         if resource == nil {
             let (resolved, stored) = coordinators.resolve(base, headers: request.headers, now: services.loop.wallClock())
-            if let stored, resolved == key || reresolved >= 2 {
+            // The fill this waited on answered this very request: what it stored is the answer,
+            // however its Vary now keys it, and fresh or not (a second fetch for the same
+            // request is what the caching suite calls a retry).
+            if let stored, resolved == key || reresolved >= 2 || stored === awaitedFill?.resource {
+                key = resolved
                 hold(stored)
             } else if resolved != key && reresolved < 2 {
                 // The head this response waited for varies (RFC 9111 section 4.1) on fields it was

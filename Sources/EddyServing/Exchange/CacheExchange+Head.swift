@@ -109,6 +109,16 @@ extension CacheExchange {
         startStreaming(status: status, headers: headers, extra: extra)
     }
 
+    /// True when this is a Range request whose first piece starts with confirmed bytes, up to
+    /// `gap`: they can go out while the origin is asked. A request for the whole body still
+    /// waits for the origin's answer first (self-healing, above): a client of a whole body (wget,
+    /// a browser's download) counts a cut as a failed file, where a player asking by range asks
+    /// again from where it stopped.
+    private func startsWithHeldBytes(_ r: CachedResource, before gap: Int) -> Bool {
+        guard request.headers["Range"] != nil, case let .resource(range)? = pieces.first else { return false }
+        return gap > range.lowerBound && r.confirmed.contains(range.lowerBound..<gap)
+    }
+
     /// True when every byte the pieces need is confirmed, or will be written by a fill already running.
     func reachableWithoutNewFills(_ r: CachedResource) -> Bool {
         let fills = coordinator(of: r).fills.filter { $0.state.isActive }
@@ -220,6 +230,15 @@ extension CacheExchange {
         // its head with the others instead of asking the origin again.
         let pending = c.fills.first { $0.version == r.version && $0.state == .awaitingHead
                                       && $0.willCover(gap.at, lookahead: Coordinators.lookahead) }
+        if startsWithHeldBytes(r, before: gap.at) {
+            // The response begins with bytes the cache holds (issue 58: a viewer back on a flapping
+            // link): they go out now, and the fill for the hole after them starts at the same time,
+            // so its bytes are arriving when the reader gets there. The head needs only what the
+            // cache knows; a new version in the origin's answer ends the response as any version
+            // change does (`ExchangeStateMachine`), never mixed.
+            if pending == nil { c.fetch(at: gap.at, end: gap.end, for: ticket) }
+            return false
+        }
         let fill = pending ?? c.fetch(at: gap.at, end: gap.end, for: ticket)
         fill.addHeadWaiter(self)
         body.plan([])

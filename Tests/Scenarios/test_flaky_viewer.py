@@ -63,3 +63,7 @@ def test_a_reconnecting_viewer_gets_held_bytes_at_once(setup):
           % ([round(f * 1000, 1) for f in firsts], link.bytes_down / MiB, pos / MiB))
     # The origin's round trip is 25 ms and more: a first byte that waited for it can not pass.
     assert statistics.median(later) < 0.005 and max(later) < 0.020, [round(f * 1000, 1) for f in later]
+    # A viewer who leaves is no failure of eddy's or the origin's: no warning for it (each left a
+    # "response cut short ... resource released" before).
+    warnings = [l for l in open(e.errpath).read().splitlines() if " warning " in l]
+    assert not warnings, warnings[:3]

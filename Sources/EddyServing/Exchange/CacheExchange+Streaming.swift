@@ -16,6 +16,10 @@ extension CacheExchange {
         if request.isGone { clientGone(); return }
         if machine.state == .streamingPlaylist, let r = resource { servePlaylist(r); return }
         while true {
+            // A write can find the connection gone (a reset seen by the write itself), which ends
+            // this response inside the loop: it must not go on as if a resource had been lost
+            // (that logged a warning for every viewer who simply left, issue 58).
+            guard machine.isStreaming else { return }
             let r = resource
             let queued = request.queuedBytes
             // With the queue full the response first waits for its drain: the bytes queued still

@@ -144,7 +144,10 @@ final class DirectExchange {
         }
         if let error {
             services.metrics.upstreamFailures += 1
-            if request.headSent {
+            if request.isGone {
+                // The client left first (its transfer was aborted for it): its own choice, not a failure.
+                services.logger.info("client left a pass-through response", metadata: ["url": "\(url)"])
+            } else if request.headSent {
                 services.logger.warning("pass-through cut short", metadata: ["url": "\(url)", "error": "\(error)"])
                 request.abort()
             } else if error == .internalAddress {

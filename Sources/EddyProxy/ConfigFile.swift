@@ -93,6 +93,7 @@ public enum ConfigFile {
             case "idle_timeout": c.limits.idleTimeout = try int(value, key)
             case "header_timeout": c.limits.headerTimeout = try int(value, key)
             case "prefetch_segments": c.prefetchSegments = try int(value, key)
+            case "readahead": c.readahead = (value as? Bool) == false || "\(value)" == "off" ? nil : try size(value, key)
             case "max_variants": c.maxVariants = try positive(value, key)
             case "allow_connect":
                 guard let b = value as? Bool else { throw ConfigError(description: "allow_connect: expected true or false") }

@@ -54,6 +54,9 @@ public struct ProxyConfig: Sendable {
     public var logFormat = "text"
     /// Media segments to prefetch after the one a player takes (0 = off).
     public var prefetchSegments = 3
+    /// How far a response's fills run past the furthest byte it was sent (`readahead`,
+    /// `--readahead`); nil (`off`): to the end of what was asked, as before issue 58.
+    public var readahead: Int? = 16 << 20
     /// Variants stored per URL whose responses vary on request fields (RFC 9111 section 4.1).
     public var maxVariants = 8
     /// Store AES-128 keys in the cache (off: keys are always fetched from the origin).

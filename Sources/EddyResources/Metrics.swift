@@ -7,6 +7,8 @@ public final class Metrics {
     public var misses = 0
     public var partials = 0
     public var coalesced = 0
+    /// Fills paused at `readahead` past every response's furthest byte (issue 58).
+    public var readaheadPauses = 0
     public var bypasses = 0
     public var revalidations = 0
     public var validatorChanges = 0
@@ -43,7 +45,7 @@ public final class Metrics {
     /// first-byte histograms are kept where requests are recorded (the main loop) and not added.
     public func add(_ o: Metrics) {
         requests += o.requests; hits += o.hits; misses += o.misses; partials += o.partials
-        coalesced += o.coalesced; bypasses += o.bypasses; revalidations += o.revalidations
+        coalesced += o.coalesced; readaheadPauses += o.readaheadPauses; bypasses += o.bypasses; revalidations += o.revalidations
         validatorChanges += o.validatorChanges; upstreamFetches += o.upstreamFetches
         upstreamFailures += o.upstreamFailures; resumes += o.resumes; evictions += o.evictions
         prefetches += o.prefetches; bytesFromCache += o.bytesFromCache; bytesFromOrigin += o.bytesFromOrigin
@@ -70,6 +72,7 @@ public final class Metrics {
             ("eddy_cache_misses_total", "Responses for resources not in cache", misses),
             ("eddy_cache_partial_total", "Responses partly served from cache", partials),
             ("eddy_coalesced_waits_total", "Requests that waited on another request's fetch", coalesced),
+            ("eddy_readahead_pauses_total", "Times a fill paused at readahead past every response's furthest byte", readaheadPauses),
             ("eddy_bypass_total", "Responses passed through uncached", bypasses),
             ("eddy_revalidations_total", "Conditional requests sent for stale resources", revalidations),
             ("eddy_validator_changes_total", "Times the origin's representation changed under a stored one", validatorChanges),

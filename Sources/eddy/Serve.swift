@@ -66,6 +66,9 @@ extension Eddy {
         @Option(name: .long, help: "HLS: media segments to prefetch after the one a player takes; 0 turns prefetch off. (default: 3)")
         var prefetchSegments: Int?
 
+        @Option(name: .long, help: "How far a response's fills run past the furthest byte it was sent, e.g. 16M; off: to the end of what was asked. (default: 16M)")
+        var readahead: String?
+
         @Flag(name: .long, help: "HLS: keep AES-128 keys in the cache (by default they are always fetched from the origin).")
         var cacheKeys = false
 
@@ -110,7 +113,7 @@ extension Eddy {
             ServeOptions(config: config, listen: listen, cacheDir: cacheDir, origin: origin, allowHost: allowHost,
                          adminHost: adminHost, parent: parent, child: child, name: name, maxSize: maxSize,
                          memoryCache: memoryCache, accessLog: accessLog, defaultTtl: defaultTtl, admin: admin,
-                         adminToken: adminToken, prefetchSegments: prefetchSegments, cacheKeys: cacheKeys,
+                         adminToken: adminToken, prefetchSegments: prefetchSegments, readahead: readahead, cacheKeys: cacheKeys,
                          earlyHints: earlyHints, headerTimeout: headerTimeout, connectTimeout: connectTimeout,
                          stallTimeout: stallTimeout, offlineWait: offlineWait, downloadRateLimit: downloadRateLimit,
                          maxUpstreamPerHost: maxUpstreamPerHost, caFile: caFile, workers: workers, logLevel: logLevel,

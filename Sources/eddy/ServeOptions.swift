@@ -25,6 +25,7 @@ struct ServeOptions: Equatable {
     var admin: String?
     var adminToken: String?
     var prefetchSegments: Int?
+    var readahead: String?
     var cacheKeys = false
     var earlyHints = false
     var headerTimeout: Int?
@@ -42,6 +43,9 @@ struct ServeOptions: Equatable {
     /// The checks ArgumentParser runs after decoding (`Serve.validate`); the fast path runs them too.
     func validate() throws {
         if let maxSize, ByteSize.parse(maxSize) == nil { throw ValidationError("--max-size '\(maxSize)' is not a size such as 512M or 10G") }
+        if let readahead, readahead != "off", ByteSize.parse(readahead) == nil {
+            throw ValidationError("--readahead '\(readahead)' is not a size such as 16M, or off")
+        }
         if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
         if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
         if let logFormat, !["text", "json"].contains(logFormat) { throw ValidationError("--log-format is text or json") }
@@ -96,6 +100,7 @@ struct ServeOptions: Equatable {
         if let accessLogFormat { c.accessLogFormat = AccessLog.Format(rawValue: accessLogFormat)! }
         if let caFile { c.upstreamTimeouts.caFile = caFile }
         if let prefetchSegments { c.prefetchSegments = prefetchSegments }
+        if let readahead { c.readahead = readahead == "off" ? nil : ByteSize.parse(readahead)! }
         if let headerTimeout { c.limits.headerTimeout = headerTimeout }
         if let connectTimeout { c.upstreamTimeouts.connect = connectTimeout }
         if let stallTimeout { c.upstreamTimeouts.stall = stallTimeout }

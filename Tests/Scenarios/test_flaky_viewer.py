@@ -61,8 +61,9 @@ def test_a_reconnecting_viewer_gets_held_bytes_at_once(setup):
     later = firsts[1:]
     print("first byte of each reconnect (ms): %s; origin sent %.1f MiB for %.1f MiB read"
           % ([round(f * 1000, 1) for f in firsts], link.bytes_down / MiB, pos / MiB))
-    # The origin's round trip is 25 ms and more: a first byte that waited for it can not pass.
-    assert statistics.median(later) < 0.005 and max(later) < 0.020, [round(f * 1000, 1) for f in later]
+    # The origin's round trip is 25 ms and more (the build before: 28-35 ms): a first byte that
+    # waited for it can not pass.
+    assert statistics.median(later) < 0.005 and max(later) < 0.025, [round(f * 1000, 1) for f in later]
     # A viewer who leaves is no failure of eddy's or the origin's: no warning for it (each left a
     # "response cut short ... resource released" before).
     warnings = [l for l in open(e.errpath).read().splitlines() if " warning " in l]

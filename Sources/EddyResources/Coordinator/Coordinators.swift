@@ -42,6 +42,11 @@ package final class Coordinators {
     package var health: OriginHealth?
     /// When players were last fed from the origin, for every loop (see `PlayerActivity`).
     package var players = PlayerActivity()
+    /// How far past the furthest byte sent to a response its fills run (`readahead`, issue 58);
+    /// nil: to the end of what was asked.
+    package var readahead: Int? = Coordinators.defaultReadahead
+    /// `readahead`'s default (README, "Read-ahead"): 16 MiB.
+    package static let defaultReadahead = 16 << 20
     /// Seconds a fill nobody waits for keeps running (see `stopUnwantedFills`).
     static let unwantedGrace = 2.0
 
@@ -177,9 +182,19 @@ package final class Coordinators {
         let list = pausedFills
         pausedFills.removeAll()
         for f in list where f.paused {
-            if let r = f.resource, f.state.isActive, !of(r).shouldThrottle() { f.resume() } else if f.state.isActive { pausedFills.append(f) }
+            if let r = f.resource, f.state.isActive, !of(r).shouldThrottle(), of(r).readaheadLimit.map({ f.cursor < $0 }) ?? true {
+                f.resume()
+            } else if f.state.isActive {
+                pausedFills.append(f)
+            }
         }
         if !pausedFills.isEmpty { resumeTimer.schedule(after: 0.05) }
+    }
+
+    /// A response on `c`'s resource sent more: a fill paused there by readahead resumes on the
+    /// next turn (never inside this call, which may be inside a curl callback).
+    func readerMoved(_ c: ResourceCoordinator) {
+        if !pausedFills.isEmpty, pausedFills.contains(where: { $0.resource === c.resource }) { resumeTimer.schedule(after: 0) }
     }
 
     /// A response (`player`) or a download started waiting on `c`'s resource: its paused fills

@@ -18,7 +18,7 @@ package final class ResourceCoordinator {
     package private(set) var machine: ResourceStateMachine
     /// Fills in flight, in start order; fills join and leave by reporting (`fillAttached`, `fillEnded`).
     package private(set) var fills: [FillSession] = []
-    private var tickets: [Int: Ticket] = [:]
+    private(set) var tickets: [Int: Ticket] = [:]
     /// A conditional request in flight for this resource; others wait for its answer. Set by
     /// `Coordinators.joinRevalidation` (`revalidationStarted`), cleared when it ends.
     package private(set) var revalidation: FillSession?
@@ -64,7 +64,11 @@ package final class ResourceCoordinator {
     func read(_ id: Int, from position: Int, to end: Int) { machine.read(id, from: position, to: end) }
 
     /// Ticket `id`'s consumer has sent up to `position`; `end` when its last needed byte moved.
-    func advance(_ id: Int, to position: Int, end: Int?) { machine.advance(id, to: position, end: end) }
+    func advance(_ id: Int, to position: Int, end: Int?) {
+        machine.advance(id, to: position, end: end)
+        coordinators.readerMoved(self) // a fill paused by readahead may go on
+        extendAhead(id)
+    }
 
     // MARK: - what fills report
 
@@ -127,7 +131,7 @@ package final class ResourceCoordinator {
         let r = resource
         if t.priority > .prefetch { coordinators.waiterArrived(self, player: t.priority == .playback) }
         switch machine.need(t.id, length: r.meta.length, confirmed: r.confirmed,
-                            hasValidator: r.meta.ifRangeValidator != nil, fills: fillViews()) {
+                            hasValidator: r.meta.ifRangeValidator != nil, fills: fillViews(), readahead: coordinators.readahead) {
         case let .wait(coalesced):
             if coalesced { coordinators.metrics.coalesced += 1 } // reading bytes another's fetch brings
         case .streamUncached:
@@ -159,6 +163,8 @@ package final class ResourceCoordinator {
     /// before its head (see `CacheExchange.validateBeforeHead`).
     @discardableResult
     package func fetch(at offset: Int, end: Int, for t: Ticket) -> FillSession {
+        // A response's fill asks at most `readahead` past where it starts (issue 58).
+        let end = t.priority == .playback && !machine.isFetchOnly(t.id) ? machine.readaheadEnd(from: offset, to: end, coordinators.readahead) : end
         let s = machine.span(at: offset, end: end, length: resource.meta.length, confirmed: resource.confirmed, fills: fillViews())
         return startFill(first: s.first, last: s.last, shorten: s.shorten, for: t)
     }

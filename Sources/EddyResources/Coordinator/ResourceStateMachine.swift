@@ -158,7 +158,7 @@ package struct ResourceStateMachine {
     /// Ticket `id` needs the bytes at its position and finds none readable. `length` is the
     /// resource's (nil until known), `confirmed` its confirmed bytes, `hasValidator` whether a
     /// partial body may be completed (RFC 9111 section 3.4), `fills` the running ones.
-    mutating func need(_ id: Int, length: Int?, confirmed: ByteRangeSet, hasValidator: Bool, fills: [Fill]) -> Need {
+    mutating func need(_ id: Int, length: Int?, confirmed: ByteRangeSet, hasValidator: Bool, fills: [Fill], readahead: Int? = nil) -> Need {
         guard var t = tickets[id] else { return .giveUp("ticket closed") }
         defer { tickets[id] = t }
         waiting.insert(id)
@@ -181,7 +181,11 @@ package struct ResourceStateMachine {
         // The retry rule follows where the next fill would start, not the ticket's position: a
         // ticket that seeks inside a block its fills keep breaking off in before reaching it still
         // gains the bytes they bring (the span starts past them), and each such fill is progress.
-        let (first, last, shorten) = span(at: pos, end: t.end, length: length, confirmed: confirmed, fills: fills)
+        // A response's fill asks at most `readahead` past the block its reader is in (issue 58):
+        // the origin sends what may be watched, and the next fill starts as the reader nears the
+        // end (`ResourceCoordinator.extendAhead`). Downloads and prefetch ask what they need.
+        let end = t.fetchOnly ? t.end : readaheadEnd(from: pos, to: t.end, readahead)
+        let (first, last, shorten) = span(at: pos, end: end, length: length, confirmed: confirmed, fills: fills)
         let isResume: Bool
         switch t.resume.needFill(at: first, stalledAt: stalledAt, afterFailure: afterFailure) {
         case .keepWaiting: return .wait(coalesced: false)

@@ -17,6 +17,14 @@ extension FillSession {
             pauseForRate(wait)
             return .pause
         }
+        if !keepsSpan, let limit = c.readaheadLimit, cursor >= limit {
+            // `readahead` past the furthest byte any response was sent (issue 58): the origin is
+            // not asked for what nobody may watch; the fill goes on as the readers move.
+            paused = true
+            coordinators.metrics.readaheadPauses += 1
+            coordinators.pauseFill(self)
+            return .pause
+        }
         let action = machine.chunkArrived(bytes.count, length: r.meta.length, hasReaders: c.hasTickets,
                                           isPrefetch: keepsSpan, throttled: c.shouldThrottle())
         switch action {

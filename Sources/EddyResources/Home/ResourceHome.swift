@@ -19,6 +19,8 @@ package final class ResourceHome: LoopHome {
         package var targetedFields: [String]
         package var maxVariants: Int
         package var prefetchSegments: Int
+        /// `readahead` (see `Coordinators.readahead`); nil: unbounded.
+        package var readahead: Int? = Coordinators.defaultReadahead
         /// This home's share of the memory tier, in bytes.
         package var memoryBudget: Int
 
@@ -88,6 +90,7 @@ package final class ResourceHome: LoopHome {
         coordinators.players = shared.players
         coordinators.targetedFields = settings.targetedFields
         coordinators.maxVariants = settings.maxVariants
+        coordinators.readahead = settings.readahead
         playlists = Playlists(cache: store, coordinators: coordinators, routing: shared.routing, metrics: metrics, logger: logger,
                               loop: loop, prefetchSegments: settings.prefetchSegments, directory: shared.directory)
         playlists.cacheAvailable = store.isAvailable
@@ -108,6 +111,7 @@ package final class ResourceHome: LoopHome {
         curl.gate = gate
         coordinators.targetedFields = s.targetedFields
         coordinators.maxVariants = s.maxVariants
+        coordinators.readahead = s.readahead
         playlists.prefetchSegments = s.prefetchSegments
     }
 

@@ -236,7 +236,11 @@ extension CacheExchange {
             // so its bytes are arriving when the reader gets there. The head needs only what the
             // cache knows; a new version in the origin's answer ends the response as any version
             // change does (`ExchangeStateMachine`), never mixed.
-            if pending == nil { c.fetch(at: gap.at, end: gap.end, for: ticket) }
+            // Within `readahead` of where this response starts; past it, the fills follow the reader.
+            if pending == nil, case let .resource(range)? = pieces.first {
+                let bound = c.readaheadEnd(from: range.lowerBound, to: gap.end)
+                if gap.at < bound { c.fetch(at: gap.at, end: bound, for: ticket) }
+            }
             return false
         }
         let fill = pending ?? c.fetch(at: gap.at, end: gap.end, for: ticket)

@@ -213,7 +213,10 @@ final class CacheExchange {
         case let .from(first, last):
             let lo = blocks.floor(first)
             if lo == 0 && last == nil { return nil }
-            return .span(first: lo, last: last.map { blocks.lastByte(ofBlockHolding: $0) })
+            // At most `readahead` past the block asked from (issue 58); later fills follow the reader.
+            let bound = coordinators.readahead.map { blocks.ceiling(first + 1) + $0 - 1 }
+            let asked = last.map { blocks.lastByte(ofBlockHolding: $0) }
+            return .span(first: lo, last: bound.map { Swift.min($0, asked ?? Int.max) } ?? asked)
         case let .suffix(n):
             return .suffix(n)
         }

@@ -1,0 +1,64 @@
+"""Read-ahead is bounded (issue 58): a response's fill asks at most `readahead` past the block its
+reader is in, and the next one starts as the reader nears its end, so on a fast origin the origin
+pays for what is watched, not for the file. Origin bytes are nginx's own count; every body's
+sha256 is checked. (A whole-body first request, a GET without Range, still asks the whole body:
+its fill pauses at the readahead, but what the origin put on the wire by then is paid for.)"""
+import hashlib, os, socket, time
+import pytest
+from conftest import Eddy, MiB, make_file, wait_for
+
+READAHEAD = 2 * MiB
+BLOCK = 256 * 1024
+
+
+def origin_bytes(ng, name):
+    return sum(r[1] for r in ng.requests() if r[3].startswith("/" + name))
+
+
+@pytest.fixture(scope="module")
+def ed(origins, tmp_path_factory):
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path_factory.mktemp("readahead")), ng, fo, extra=["--readahead", "2M"])
+    yield e
+    e.stop()
+
+
+def read_and_drop(port, path, start, count):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-\r\n\r\n" % (path.encode(), start))
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(65536)
+    head, body = buf.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 206"), head
+    while len(body) < count:
+        d = s.recv(65536)
+        assert d, "cut at %d" % len(body)
+        body += d
+        time.sleep(0.002)  # a player reads at its pace, far slower than a loopback origin sends
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    s.close()
+    return body[:count]
+
+
+def test_a_viewer_on_a_fast_origin_costs_what_it_read_plus_one_readahead(ed, origins):
+    ng = origins[0]
+    make_file(os.path.join(ng.www, "ra.bin"), 64 * MiB, 581)
+    data = open(os.path.join(ng.www, "ra.bin"), "rb").read()
+    # The viewer starts with a seek (a Range from 1 MiB), so every fill it costs asks a bounded
+    # range; a whole-body first request is the next test's.
+    start = pos = MiB
+    for i in range(6):
+        got = read_and_drop(ed.port, "/n/ra.bin", pos, MiB)
+        assert hashlib.sha256(got).digest() == hashlib.sha256(data[pos:pos + MiB]).digest(), i
+        pos += MiB
+        wait_for(lambda: not ed.fills(), 15, what="fills to stop after the viewer left")
+    sent = origin_bytes(ng, "ra.bin")
+    # What eddy sent each response (the viewer's socket buffers take more than it reads): the
+    # furthest byte any response was sent bounds what the fills may ask.
+    out = [int(l.split('"')[2].split()[1]) for l in ed.access_log().splitlines() if "/n/ra.bin" in l]
+    furthest = max(start + i * MiB + n for i, n in enumerate(out))
+    print("origin sent %.2f MiB; the viewer read %.2f MiB, eddy sent up to %.2f MiB past its start; readahead %.0f MiB"
+          % (sent / MiB, (pos - start) / MiB, (furthest - start) / MiB, READAHEAD / MiB))
+    # Up to the furthest byte sent, plus the readahead past its block, plus the block it began in.
+    assert len(out) == 6 and sent <= furthest - start + READAHEAD + 2 * BLOCK, (sent, out)

@@ -80,7 +80,7 @@ extension ClientConnection {
         case .needMore: phase = .body(request, remaining: remaining, decoder: decoder)
         case .stopped: startUpload(request, remaining: remaining, decoder: decoder)
         case .ended: dispatch(request)
-        case let .invalid(status, reason): refuse(status, reason)
+        case let .invalid(status, reason): refuse(status, reason, method: request.method)
         }
     }
 

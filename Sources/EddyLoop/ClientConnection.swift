@@ -128,11 +128,13 @@ public final class ClientConnection {
     }
 
     /// Refuses what can not be read safely and closes after the answer: the framing is in doubt.
-    func refuse(_ status: Int, _ reason: String) {
+    /// `method`: the request's, when its head was read (a refused body); otherwise the head the
+    /// parser refused still starts the input, and says whether it is a HEAD.
+    func refuse(_ status: Int, _ reason: String, method: String? = nil) {
         pauseReading(true)
-        // The answer to a HEAD has no body, even a refusal's (RFC 9110 section 9.3.2): the
-        // unparsed head still starts the input when the parser refused it.
-        let request = ServerRequest(connection: self, head: RequestHead(method: inputStartsWithHEAD ? "HEAD" : "GET", target: "*", keepAlive: false))
+        // The answer to a HEAD has no body, even a refusal's (RFC 9110 section 9.3.2).
+        let method = method ?? (inputStartsWithHEAD ? "HEAD" : "GET")
+        let request = ServerRequest(connection: self, head: RequestHead(method: method, target: "*", keepAlive: false))
         phase = .answering(request)
         closeAfterResponse = true
         request.sendError(status, reason, extra: HTTPHeaders(), close: true)

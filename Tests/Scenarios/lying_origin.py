@@ -5,16 +5,14 @@ every request of that path (after reading its head); the connection is closed af
 lying origin's would be once its trick is played. `seen(path)` counts the requests, and
 `heads(path)` lists their raw heads. It runs in the test's process, in a thread, on loopback."""
 import socket, threading
+from loopback import listener
 
 
 class LyingOrigin:
     def __init__(self):
         self.lock = threading.Lock()
         self.scripts, self.requests = {}, {}
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
+        self.sock = listener(64)
         self.port = self.sock.getsockname()[1]
         self.running = True
         threading.Thread(target=self.accept, daemon=True).start()

@@ -4,6 +4,7 @@ origin `latency` seconds later (so each request pays it once), and everything th
 paced through one token bucket of `rate` bytes a second that all connections share, as a home
 line is. `bytes_down` counts what the origin sent through it. Stopped by `stop()`."""
 import socket, threading, time
+from loopback import listener
 
 
 class ShapedLink:
@@ -12,10 +13,7 @@ class ShapedLink:
         self.lock = threading.Lock()
         self.bytes_down = 0
         self.tokens, self.stamp = 0.0, time.monotonic()
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
+        self.sock = listener(128)
         self.port = self.sock.getsockname()[1]
         self.running = True
         self.conns = []

@@ -58,6 +58,7 @@ extension ClientConnection {
             pauseReading(false)
             return true
         }
+        lingerAfterResponse = true
         if !request.headSent { request.sendError(403, "refused", extra: HTTPHeaders(), close: true) }
         return false
     }

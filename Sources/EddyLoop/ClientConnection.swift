@@ -40,6 +40,11 @@ public final class ClientConnection {
     /// The body of the request being answered, while it still arrives (`startUpload`).
     var upload: Upload?
     var closeAfterResponse = false
+    /// The connection closes after a response while the client may still be sending (a body
+    /// refused or left unread): it lingers (`linger`) instead of closing at once.
+    var lingerAfterResponse = false
+    /// While lingering: when the connection closes at the latest.
+    var lingerUntil: Double?
     private var writeArmed = false
     /// TCP_NOTSENT_LOWAT is set on the socket (`limitUnsent`).
     private var unsentLimited = false
@@ -104,6 +109,7 @@ public final class ClientConnection {
     /// body that stopped arriving, or a response it stopped reading. A response waiting on the
     /// origin (nothing queued) is the exchange's to time out.
     func stalled(now: Double, after seconds: Double) -> Bool {
+        if let until = lingerUntil { return now > until }
         guard now - lastActivity > seconds, !detached else { return false }
         switch phase {
         case .head, .body: return true
@@ -116,6 +122,9 @@ public final class ClientConnection {
         var vec = iovec()
         guard evbuffer_reserve_space(input, 16 << 10, &vec, 1) == 1 else { return close() }
         let n = recv(fd, vec.iov_base, vec.iov_len, 0)
+        if n > 0, lingerUntil != nil {
+            return // discarded: `vec` was never committed
+        }
         if n > 0 {
             vec.iov_len = n
             evbuffer_commit_space(input, &vec, 1)
@@ -137,6 +146,7 @@ public final class ClientConnection {
         let request = ServerRequest(connection: self, head: RequestHead(method: method, target: "*", keepAlive: false))
         phase = .answering(request)
         closeAfterResponse = true
+        lingerAfterResponse = true
         request.sendError(status, reason, extra: HTTPHeaders(), close: true)
     }
 
@@ -250,7 +260,7 @@ public final class ClientConnection {
         headerStartedAt = evbuffer_get_length(input) > 0 ? lastActivity : nil // a pipelined head's clock starts now
         sent?()
         // A body still arriving is not read to its end for nothing: the connection goes with it.
-        if closeAfterResponse || upload != nil { return close() }
+        if closeAfterResponse || upload != nil { return lingerAfterResponse || upload != nil ? linger() : close() }
         pauseReading(false)
         if evbuffer_get_length(input) > 0 { process() }
     }

@@ -116,3 +116,37 @@ def test_a_refused_head_gets_its_status_and_fields_only(ed, request_bytes, statu
     reasons = {400: b"Bad Request", 417: b"Expectation Failed", 431: b"Request Header Fields Too Large",
                505: b"HTTP Version Not Supported"}
     assert head.split(b"\r\n")[0] == b"HTTP/1.1 %d %s" % (status, reasons[status]) and body == b"", got[:300]
+
+
+@pytest.mark.parametrize("listener", ["admin", "main"])
+def test_a_refusal_survives_the_body_the_client_keeps_sending(ed, listener):
+    """The client sends its whole head and megabytes of body before it reads a byte. eddy answers
+    on the head and closes; had it closed with those bytes unread, the kernel would reset the
+    connection and the client would lose the answer (ECONNRESET). eddy lingers instead: it closes
+    for writing and discards what still comes (RFC 9112 section 9.6), so the answer is read."""
+    port = ed.admin if listener == "admin" else ed.port
+    # The main listener: an unparseable chunk size is refused once its head is read (400).
+    head = (b"POST /api/downloads HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % (60 * MiB)) if listener == "admin" else (
+            b"POST /file HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        s.sendall(head)
+        s.setblocking(False)
+        sent, piece, deadline = 0, b"x" * (256 << 10), time.monotonic() + 0.5
+        while time.monotonic() < deadline and sent < 8 * MiB:
+            try:
+                sent += s.send(piece)
+            except BlockingIOError:
+                time.sleep(0.005)
+        time.sleep(0.3)  # eddy has answered and closed its side by now
+        s.settimeout(10)
+        answer = b""
+        while b"\r\n" not in answer:
+            more = s.recv(65536)
+            assert more, "the connection ended before the answer"
+            answer += more
+    finally:
+        s.close()
+    status = answer.split(b"\r\n")[0].decode()
+    assert status in ("HTTP/1.1 401 Unauthorized", "HTTP/1.1 413 Content Too Large", "HTTP/1.1 400 Bad Request"), (status, sent)

@@ -496,3 +496,18 @@ def streams(origins):
     assert r.returncode == 0, r.stderr
     open(os.path.join(base, "done"), "w").write("ok")
     return base
+
+
+def shaped_origin(origins, tmp_path_factory, name, size, seed, prefix, extra=()):
+    """A `size`-byte file `name` on nginx, reached by an eddy through a link of 25 ms and a shared
+    48 Mbit/s (`shaped_link.py`) under `prefix`. Returns (eddy, link, the file's bytes); the caller
+    stops both."""
+    from shaped_link import ShapedLink
+    ng, fo, _ = origins
+    make_file(os.path.join(ng.www, name), size, seed)
+    with open(os.path.join(ng.www, name), "rb") as f:
+        data = f.read()
+    link = ShapedLink(ng.port, latency=0.025, rate=6_000_000)
+    e = Eddy(str(tmp_path_factory.mktemp(name.split(".")[0])), ng, fo,
+             extra=["--origin", f"{prefix}=http://127.0.0.1:{link.port}", *extra])
+    return e, link, data

@@ -5,8 +5,7 @@ must not wait for the origin: the head and the held bytes go out at once while t
 follows starts. Every body is checked against the file's sha256."""
 import hashlib, os, socket, statistics, time
 import pytest
-from conftest import Eddy, MiB, make_file, wait_for
-from shaped_link import ShapedLink
+from conftest import MiB, shaped_origin, wait_for
 
 SIZE = 24 * MiB
 PIECE = 1 * MiB
@@ -14,12 +13,7 @@ PIECE = 1 * MiB
 
 @pytest.fixture(scope="module")
 def setup(origins, tmp_path_factory):
-    ng, fo, _ = origins
-    make_file(os.path.join(ng.www, "flaky.bin"), SIZE, 58)
-    with open(os.path.join(ng.www, "flaky.bin"), "rb") as f:
-        data = f.read()
-    link = ShapedLink(ng.port, latency=0.025, rate=6_000_000)
-    e = Eddy(str(tmp_path_factory.mktemp("flaky")), ng, fo, extra=["--origin", f"/s/=http://127.0.0.1:{link.port}"])
+    e, link, data = shaped_origin(origins, tmp_path_factory, "flaky.bin", SIZE, 58, "/s/")
     yield e, link, data
     e.stop()
     link.stop()

@@ -3,7 +3,7 @@ reader is in, and the next one starts as the reader nears its end, so on a fast 
 pays for what is watched, not for the file. Origin bytes are nginx's own count; every body's
 sha256 is checked. (A whole-body first request, a GET without Range, still asks the whole body:
 its fill pauses at the readahead, but what the origin put on the wire by then is paid for.)"""
-import hashlib, os, socket, time
+import hashlib, os, socket, subprocess, time
 import pytest
 from conftest import Eddy, MiB, make_file, wait_for
 
@@ -62,3 +62,36 @@ def test_a_viewer_on_a_fast_origin_costs_what_it_read_plus_one_readahead(ed, ori
           % (sent / MiB, (pos - start) / MiB, (furthest - start) / MiB, READAHEAD / MiB))
     # Up to the furthest byte sent, plus the readahead past its block, plus the block it began in.
     assert len(out) == 6 and sent <= furthest - start + READAHEAD + 2 * BLOCK, (sent, out)
+
+
+def sent_spans(ed, path):
+    """(status, bytes sent) of each response eddy logged for `path`."""
+    return [(int(l.split('"')[2].split()[0]), int(l.split('"')[2].split()[1])) for l in ed.access_log().splitlines() if path in l]
+
+
+def test_an_ffprobe_of_a_cold_mp4_costs_what_it_read_plus_one_readahead(ed, origins):
+    """ffprobe of a 20 MB MP4 whose index is at its end (ffmpeg's default, no faststart) reads
+    the start, then seeks to the end. The issue measured the whole 20 MB from the origin."""
+    ng = origins[0]
+    path = os.path.join(ng.www, "probe.mp4")
+    r = subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=14:size=1280x720:rate=25",
+                        "-c:v", "libx264", "-preset", "ultrafast", "-qp", "8", "-g", "50", path],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    size = os.path.getsize(path)
+    assert size > 18 * MiB, size
+    r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                        "http://127.0.0.1:%d/n/probe.mp4" % ed.port], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and abs(float(r.stdout) - 14) < 0.1, (r.stdout, r.stderr)
+    wait_for(lambda: not ed.fills(), 15, what="fills to stop after ffprobe left")
+    sent = origin_bytes(ng, "probe.mp4")
+    out = sent_spans(ed, "/n/probe.mp4")
+    print("file %.2f MiB; ffprobe was sent %.2f MiB in %d responses; the origin sent %.2f MiB"
+          % (size / MiB, sum(n for _, n in out) / MiB, len(out), sent / MiB))
+    # What eddy sent ffprobe, plus one readahead and the two blocks each response may begin and
+    # end inside; far from the whole file.
+    assert all(s in (200, 206) for s, _ in out), out
+    assert sent <= sum(n for _, n in out) + READAHEAD + 2 * BLOCK * len(out), (sent, out)
+    # The bytes a client gets afterwards are the file's.
+    got = subprocess.run(["curl", "-sf", "http://127.0.0.1:%d/n/probe.mp4" % ed.port], capture_output=True, timeout=60).stdout
+    assert hashlib.sha256(got).digest() == hashlib.sha256(open(path, "rb").read()).digest()

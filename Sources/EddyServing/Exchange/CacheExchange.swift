@@ -212,7 +212,9 @@ final class CacheExchange {
         switch specs[0] {
         case let .from(first, last):
             let lo = blocks.floor(first)
-            if lo == 0 && last == nil { return nil }
+            // `bytes=0-` (ffmpeg's first request, a player's) asks the whole body only when
+            // nothing bounds read-ahead: otherwise an ffprobe that reads 1 MiB costs the file.
+            if lo == 0 && last == nil && coordinators.readahead == nil { return nil }
             // At most `readahead` past the block asked from (issue 58); later fills follow the reader.
             let bound = coordinators.readahead.map { blocks.ceiling(first + 1) + $0 - 1 }
             let asked = last.map { blocks.lastByte(ofBlockHolding: $0) }

@@ -49,6 +49,7 @@ public final class CacheShare: @unchecked Sendable {
         stripeCount = stripes
         // Owner only: downloads keep AES-128 keys here (issue 13), and cached bodies are private.
         try DataFiles.makeDirectories(directory + "/data", mode: 0o700)
+        DataFiles.makeSubdirectoriesAhead(directory + "/data")
         lockFD = try DataFiles.lockDirectory(directory)
         index = try IndexDatabase(path: directory + "/index.sqlite")
         let t = try index.totals()

@@ -35,9 +35,13 @@ final class DataFiles {
     /// -1 when that fails, and the resource is then passed through uncached.
     func create(_ r: CachedResource) {
         let p = path(r)
-        let dir = (p as NSString).deletingLastPathComponent
-        mkdir(dir, 0o700) // the cache holds keys of downloaded assets: owner only
         r.fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if r.fd < 0 && errno == ENOENT {
+            // Its subdirectory is not made yet (a new cache, or one emptied under eddy): a mkdir
+            // only then, not one system call per new resource (issue 59).
+            mkdir((p as NSString).deletingLastPathComponent, 0o700) // the cache holds keys of downloaded assets: owner only
+            r.fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        }
         if r.fd < 0 {
             logger.error("cannot open cache file", metadata: ["path": "\(p)", "error": "\(String(cString: strerror(errno)))"])
         }
@@ -100,6 +104,19 @@ final class DataFiles {
         guard fd >= 0 else { return }
         _ = eddy_punch_hole(fd, Int64(range.lowerBound), Int64(range.count))
         close(fd)
+    }
+
+    /// Makes the 256 subdirectories of a new cache's `data` on a thread of its own: on a busy
+    /// file system each took a millisecond or more (ext4 spreads new directories over its block
+    /// groups), and made on first use they stalled the loop that stored the first resources (a
+    /// new cache's first download held the admin API 300 ms, issue 59). `create` makes any it
+    /// finds missing itself, so the thread only goes ahead of it.
+    static func makeSubdirectoriesAhead(_ data: String) {
+        var info = stat()
+        guard stat(data + "/ff", &info) != 0 else { return }
+        Thread.detachNewThread {
+            for low in 0..<256 { mkdir(data + "/" + (low < 16 ? "0" : "") + String(low, radix: 16), 0o700) }
+        }
     }
 
     /// `mkdir -p` giving every directory it creates `mode` (as FileManager's `createDirectory`

@@ -42,6 +42,11 @@ public struct UpstreamURL: Equatable, Hashable, Sendable, CustomStringConvertibl
         description = d
     }
 
+    /// This URL with another path and query (starting with `/`), its authority reused.
+    public func replacing(pathAndQuery: String) -> UpstreamURL {
+        UpstreamURL(scheme: scheme, host: host, port: port, authority: authority, pathAndQuery: pathAndQuery)
+    }
+
     /// The scheme's default port.
     public var defaultPort: Int { UpstreamURL.defaultPort(scheme) }
 

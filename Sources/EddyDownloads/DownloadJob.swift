@@ -116,7 +116,7 @@ package final class DownloadJob {
     /// Bytes of the units it holds, pinned while the job is neither expired nor cancelled.
     package var pinnedBytes: Int {
         guard state.holdsPins else { return 0 }
-        return zip(units.done, units.bytes).reduce(0) { $0 + ($1.0 ? $1.1 : 0) }
+        return units.tally.storedBytes
     }
 
     package var state: DownloadState { machine.state }
@@ -135,7 +135,7 @@ package final class DownloadJob {
         plan = p
         var held: [Int: Int] = [:]
         for (i, u) in p.units.enumerated() { if let n = stored[u.id] { held[i] = n } }
-        units.reset(count: p.units.count, stored: held)
+        units.reset(facts: p.units.map(\.facts), stored: held)
         planStale = false
     }
 
@@ -145,11 +145,13 @@ package final class DownloadJob {
     func grow(_ p: DownloadPlan) {
         guard var merged = plan else { return adopt(p, stored: [:]) }
         let known = Set(merged.units.map(\.id))
-        merged.units += p.units.filter { !known.contains($0.id) }
+        let added = p.units.filter { !known.contains($0.id) }
+        merged.units += added
         merged.renditions = p.renditions
         merged.drm = p.drm
+        merged.hasKeys = merged.hasKeys || p.hasKeys
         plan = merged
-        units.grow(to: merged.units.count)
+        units.grow(facts: added.map(\.facts))
     }
 
     /// Marks done the units from index `start` on that the cache holds whole (`stored`: their
@@ -170,68 +172,53 @@ package final class DownloadJob {
     /// Renditions (indices into the plan's) whose every unit is stored: playable offline.
     package func completeRenditions() -> Set<Int> {
         guard let plan else { return [] }
-        var incomplete = Set<Int>()
-        for (i, u) in plan.units.enumerated() where !units.done[i] {
-            if let r = u.rendition { incomplete.insert(r) }
-        }
-        return Set(plan.renditions.indices).subtracting(incomplete)
+        return Set(plan.renditions.indices.filter { units.tally.tally($0).pending == 0 })
     }
 
     // MARK: - progress
 
-    /// Progress of the whole job and of each rendition, kept at least at `floor`.
+    /// Progress of the whole job and of each rendition, kept at least at `floor`: from the sums
+    /// `units` keeps (`ProgressTally`) and the fetches in flight, O(renditions + fetches).
     package func progress() -> (DownloadProgress, [DownloadProgress]) {
         guard let plan else { return (floor, []) }
-        var per = Array(repeating: DownloadProgress(), count: plan.renditions.count)
-        var total = DownloadProgress()
-        // Bytes per media second seen so far per rendition, for estimates without a bit rate.
-        var seenBytes = Array(repeating: 0, count: plan.renditions.count)
-        var seenSeconds = Array(repeating: 0.0, count: plan.renditions.count)
-        for (i, u) in plan.units.enumerated() where units.done[i] && u.kind == .segment && !units.dropped.contains(i) {
-            if let r = u.rendition { seenBytes[r] += units.bytes[i]; seenSeconds[r] += u.duration }
+        units.refreshLoaded()
+        var per: [DownloadProgress] = [], rates: [Double] = []
+        for r in plan.renditions.indices {
+            let t = units.tally.tally(r)
+            // Bytes per media second seen so far, else the variant's bit rate, for estimates.
+            let rate = t.bytesPerSecond ?? plan.renditions[r].bandwidth.map { Double($0) / 8 } ?? 0
+            rates.append(rate)
+            per.append(DownloadJob.progress(of: t, estimating: rate))
         }
-        for (i, u) in plan.units.enumerated() where !units.dropped.contains(i) {
-            var done = 0, expected = 0, exact = true
-            if units.done[i] {
-                done = units.bytes[i]; expected = done
+        var other = DownloadJob.progress(of: units.tally.tally(nil), estimating: 0)
+        // A unit in flight counts what its fetch confirmed; one of unknown length is expected to
+        // be at least that.
+        for (i, f) in fetches where i < plan.units.count && !units.done[i] {
+            let u = plan.units[i], got = f.confirmedBytes
+            var more = 0
+            if u.range == nil {
+                let estimate = u.kind == .segment ? u.rendition.map { Int(rates[$0] * u.duration) } ?? 0 : 0
+                more = max(estimate, got) - estimate
+            }
+            if let r = u.rendition, r < per.count {
+                per[r].bytesDone += got
+                per[r].bytesExpected += more
             } else {
-                done = fetches[i]?.confirmedBytes ?? 0
-                if let range = u.range {
-                    expected = range.count
-                } else {
-                    exact = false
-                    if let r = u.rendition, u.kind == .segment {
-                        if seenSeconds[r] > 0 {
-                            expected = Int(Double(seenBytes[r]) / seenSeconds[r] * u.duration)
-                        } else if let bw = plan.renditions[r].bandwidth {
-                            expected = Int(Double(bw) / 8 * u.duration)
-                        }
-                    }
-                    expected = max(expected, done)
-                }
-            }
-            total.bytesDone += done
-            total.bytesExpected += expected
-            total.bytesExact = total.bytesExact && exact
-            if let r = u.rendition {
-                per[r].bytesDone += done
-                per[r].bytesExpected += expected
-                per[r].bytesExact = per[r].bytesExact && exact
-                if u.kind == .segment {
-                    per[r].segmentsTotal += 1
-                    per[r].mediaSecondsTotal += u.duration
-                    if units.done[i] {
-                        per[r].segmentsDone += 1
-                        per[r].mediaSecondsDone += u.duration
-                        per[r].addLoaded(u.start, u.start + u.duration)
-                    }
-                }
+                other.bytesDone += got
+                other.bytesExpected += more
             }
         }
+        var total = DownloadProgress()
+        total.bytesDone = other.bytesDone
+        total.bytesExpected = other.bytesExpected
+        total.bytesExact = other.bytesExact
         for r in plan.renditions.indices {
             // A segment shared with another rendition (deduplicated) still counts for both.
             per[r].segmentsTotal = max(per[r].segmentsTotal, plan.renditions[r].segments)
             per[r].mediaSecondsTotal = max(per[r].mediaSecondsTotal, plan.renditions[r].mediaSeconds)
+            total.bytesDone += per[r].bytesDone
+            total.bytesExpected += per[r].bytesExpected
+            total.bytesExact = total.bytesExact && per[r].bytesExact
             total.segmentsTotal += per[r].segmentsTotal
             total.segmentsDone += per[r].segmentsDone
             total.mediaSecondsTotal += per[r].mediaSecondsTotal
@@ -247,6 +234,21 @@ package final class DownloadJob {
             renditionFloors[plan.renditions[r].url.description] = f
         }
         return (total, per)
+    }
+
+    /// A rendition's progress from its sums, the bytes of its pending segments estimated at
+    /// `rate` bytes a media second.
+    private static func progress(of t: RenditionTally, estimating rate: Double) -> DownloadProgress {
+        var p = DownloadProgress()
+        p.bytesDone = t.doneBytes
+        p.bytesExpected = t.doneBytes + t.pendingExactBytes + Int(rate * t.pendingEstimatedSeconds)
+        p.bytesExact = t.pendingInexact == 0
+        p.segmentsDone = t.segmentsDone
+        p.segmentsTotal = t.segmentsTotal
+        p.mediaSecondsDone = t.mediaSecondsDone
+        p.mediaSecondsTotal = t.mediaSecondsTotal
+        p.loadedTimeRanges = t.loaded
+        return p
     }
 
     /// Keeps `p`'s done counts at least at `f`'s, then makes them the floor.

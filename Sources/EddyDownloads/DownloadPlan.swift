@@ -27,6 +27,11 @@ package struct DownloadPlan: Equatable {
 
         /// What makes two units the same fetch: the URL and the byte range.
         var id: String { (key ?? url.description) + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "") }
+
+        /// What progress needs of it (see `ProgressTally`).
+        var facts: UnitFacts {
+            UnitFacts(rendition: rendition, isSegment: kind == .segment, start: start, duration: duration, exactBytes: range?.count)
+        }
     }
 
     /// One selected media playlist and its totals.
@@ -50,12 +55,14 @@ package struct DownloadPlan: Equatable {
     /// Some selected rendition is DRM-protected (see `MediaPlaylist.drm`): its segments are
     /// downloaded, its keys cannot be.
     var drm = false
+    /// Some unit is a key (kept as units are added: `keys` is read by every API view).
+    var hasKeys = false
 
     /// What the API's `keys` says: "none", "stored" (AES-128 or identity SAMPLE-AES keys, pinned
     /// with the segments) or, for DRM, "drm, not downloadable".
     package var keys: String {
         if drm { return "drm, not downloadable" }
-        return units.contains { $0.kind == .key } ? "stored" : "none"
+        return hasKeys ? "stored" : "none"
     }
 
     /// A plan for `selection` of a multivariant playlist at `url`, with the media playlists
@@ -65,7 +72,9 @@ package struct DownloadPlan: Equatable {
         var plan = DownloadPlan()
         var seen = Set<String>()
         func add(_ u: Unit) {
-            if seen.insert(u.id).inserted { plan.units.append(u) }
+            guard seen.insert(u.id).inserted else { return }
+            plan.units.append(u)
+            if u.kind == .key { plan.hasKeys = true }
         }
         if playlist != nil {
             plan.isMultivariant = true

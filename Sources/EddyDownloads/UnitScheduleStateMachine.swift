@@ -28,37 +28,63 @@ struct UnitScheduleStateMachine: Equatable {
     /// The first unit that may still be pending: those before it are stored or in flight; those
     /// after it may be waiting for their backoff.
     private(set) var cursor = 0
+    /// Progress sums kept as units change state (see `ProgressTally`).
+    private(set) var tally = ProgressTally()
 
     var count: Int { done.count }
-    var allStored: Bool { !done.contains(false) }
-    var storedCount: Int { done.filter { $0 }.count }
+    var allStored: Bool { tally.pending == 0 }
+    var storedCount: Int { count - tally.pending }
 
     /// A new plan of `count` units; `stored` holds those the cache has whole (their bytes, by index).
     mutating func reset(count: Int, stored: [Int: Int]) {
+        reset(facts: Array(repeating: UnitFacts(), count: count), stored: stored)
+    }
+
+    /// A new plan of units with `facts`; `stored` holds those the cache has whole (their bytes, by index).
+    mutating func reset(facts: [UnitFacts], stored: [Int: Int]) {
+        let count = facts.count
         done = Array(repeating: false, count: count)
         bytes = Array(repeating: 0, count: count)
         failures = Array(repeating: 0, count: count)
         notBefore = [:]
         dropped = []
         cursor = 0
-        for (i, n) in stored where i < count { (done[i], bytes[i]) = (true, n) }
+        tally.reset(facts)
+        for (i, n) in stored where i < count { mark(i, bytes: n) }
     }
 
     /// The plan grew to `count` units (a recording grew); the new ones are pending.
     mutating func grow(to count: Int) {
-        let added = count - done.count
-        guard added > 0 else { return }
-        done += Array(repeating: false, count: added)
-        bytes += Array(repeating: 0, count: added)
-        failures += Array(repeating: 0, count: added)
+        grow(facts: Array(repeating: UnitFacts(), count: Swift.max(0, count - done.count)))
+    }
+
+    /// Units with `facts` joined the plan (a recording grew); they are pending.
+    mutating func grow(facts more: [UnitFacts]) {
+        guard !more.isEmpty else { return }
+        done += Array(repeating: false, count: more.count)
+        bytes += Array(repeating: 0, count: more.count)
+        failures += Array(repeating: 0, count: more.count)
+        tally.grow(more)
     }
 
     /// The cache holds unit `i` whole (`bytes` long). Ignored when stored already or in flight
     /// (its fetch settles it). True when it was marked.
     mutating func settle(_ i: Int, bytes n: Int) -> Bool {
         guard i < count, !done[i], !inFlight.contains(i) else { return false }
-        (done[i], bytes[i]) = (true, n)
+        mark(i, bytes: n)
         return true
+    }
+
+    /// Unit `i` is stored with `n` bytes (its old bytes out of the sums if it was already).
+    private mutating func mark(_ i: Int, bytes n: Int) {
+        if dropped.contains(i) {
+            dropped.remove(i)
+            tally.restore(i)
+        } else if done[i] {
+            tally.lose(i, bytes: bytes[i])
+        }
+        (done[i], bytes[i]) = (true, n)
+        tally.store(i, bytes: n)
     }
 
     /// The next unit to fetch, with `window` fetches at most in flight, at `now`.
@@ -86,7 +112,8 @@ struct UnitScheduleStateMachine: Equatable {
     /// Unit `i` is stored, `n` bytes long.
     mutating func stored(_ i: Int, bytes n: Int) {
         inFlight.remove(i)
-        (done[i], bytes[i], failures[i]) = (true, n, 0)
+        mark(i, bytes: n)
+        failures[i] = 0
         notBefore[i] = nil
     }
 
@@ -104,15 +131,26 @@ struct UnitScheduleStateMachine: Equatable {
     /// Unit `i` is settled without bytes (a live segment gone from the origin).
     mutating func drop(_ i: Int) {
         inFlight.remove(i)
-        (done[i], bytes[i]) = (true, 0)
         notBefore[i] = nil
+        guard !dropped.contains(i) else { return }
+        if done[i] { tally.lose(i, bytes: bytes[i]) }
+        tally.drop(i)
+        (done[i], bytes[i]) = (true, 0)
         dropped.insert(i)
     }
 
     /// Unit `i` is no longer held whole (its bytes were evicted or found damaged): fetch it again.
     mutating func lost(_ i: Int) {
+        guard done[i] else { return }
+        if dropped.remove(i) != nil { tally.restore(i) } else { tally.lose(i, bytes: bytes[i]) }
         (done[i], bytes[i]) = (false, 0)
         cursor = Swift.min(cursor, i)
+    }
+
+    /// Makes stale loaded ranges again (after `lost`); see `ProgressTally.refreshLoaded`.
+    mutating func refreshLoaded() {
+        let (done, dropped) = (done, dropped)
+        tally.refreshLoaded { done[$0] && !dropped.contains($0) }
     }
 
     /// Every fetch in flight stops and its unit is pending again, not before `until` when given

@@ -6,6 +6,18 @@ public enum URIReference {
     /// The absolute http(s) URL `reference` names, or nil when it is not an http(s) reference
     /// (`skd://`, `data:`, ...) or is malformed. Fragments are dropped: they are never sent.
     public static func resolve(_ reference: String, against base: UpstreamURL) -> UpstreamURL? {
+        if isPlainRelative(reference) {
+            // Section 5.2.3's merge with nothing else to do, the common case of a media playlist
+            // ("seg1.ts", "v0/seg1.m4s?t=1"): a large plan resolves tens of thousands (issue 59).
+            let path = pathPart(base.pathAndQuery)
+            let dir = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+            if !hasDotSegment(dir) { return base.replacing(pathAndQuery: dir + reference) }
+        }
+        return merged(reference, against: base)
+    }
+
+    /// `resolve` in full: every form of reference.
+    static func merged(_ reference: String, against base: UpstreamURL) -> UpstreamURL? {
         var ref = Substring(reference.trimmingOWS())
         if let hash = ref.firstIndex(of: "#") { ref = ref[..<hash] }
         if let scheme = schemeOf(ref) {
@@ -49,6 +61,35 @@ public enum URIReference {
         return String(pathAndQuery[..<q])
     }
 
+    /// A relative-path reference of visible ASCII without a scheme, fragment or dot segment, not
+    /// starting with "/" or "?": one resolved by appending it to the base's directory.
+    static func isPlainRelative(_ reference: String) -> Bool {
+        var previous = UInt8(ascii: "/"), first = true, inQuery = false
+        for byte in reference.utf8 {
+            guard byte > 32 && byte < 127 && byte != UInt8(ascii: "#") else { return false }
+            if !inQuery {
+                if byte == UInt8(ascii: ":") || (first && byte == UInt8(ascii: "/")) { return false }
+                if byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/") { return false }
+                if byte == UInt8(ascii: "?") {
+                    if first { return false }
+                    inQuery = true
+                }
+            }
+            (previous, first) = (byte, false)
+        }
+        return !first
+    }
+
+    /// Whether `path` may hold a dot segment: it starts with "." or holds "/.".
+    static func hasDotSegment(_ path: Substring) -> Bool {
+        var previous: UInt8 = UInt8(ascii: "/")
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/") { return true }
+            previous = byte
+        }
+        return false
+    }
+
     /// remove_dot_segments of RFC 3986 section 5.2.4, applied to the path only (the query is kept).
     static func removeDotSegments(in pathAndQuery: String) -> String {
         var path = Substring(pathAndQuery), query = Substring("")
@@ -56,7 +97,10 @@ public enum URIReference {
             path = pathAndQuery[..<q]
             query = pathAndQuery[q...]
         }
-        guard path.contains(".") else { return pathAndQuery }
+        // A dot segment is "." or ".." between slashes (or first): a path without "/." and not
+        // starting with "." has none ("seg1.ts" and "/v0/seg1.ts" are common; splitting and
+        // joining them cost most of a large plan's build, issue 59).
+        guard hasDotSegment(path) else { return pathAndQuery }
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         for (i, seg) in segments.enumerated() {

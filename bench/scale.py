@@ -131,7 +131,7 @@ def run_tool(argv, work, units):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--eddy", required=True)
-    ap.add_argument("--segments", default="900,1800,3600,7200", help="segments per rendition, comma-separated")
+    ap.add_argument("--segments", default="900,1125,1800,3600,4500,7200", help="segments per rendition, comma-separated")
     ap.add_argument("--peers", default="wget,aria2c", help="peers to run beside eddy (comma-separated, or none)")
     a = ap.parse_args()
     root = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "eddy-bench")
@@ -181,11 +181,11 @@ def main():
         lines.append("| %d | %.2f | %.2f | %.0f | %.0f | %s | %s |" % (
             r["segments"], r["eddy"], r["cpu"], r["rss"] / 2**20, r["slowest"] * 1000,
             "%.2f" % r["wget"] if "wget" in r else "-", "%.2f" % r["aria2c"] if "aria2c" in r else "-"))
-    if len(rows) >= 2:
+    by = {r["segments"]: r for r in rows}
+    a, b = (by[9000], by[36000]) if 9000 in by and 36000 in by else (rows[0], rows[-1])
+    if a is not b:
         lines.append("\nFrom %d to %d segments: %.1f× the work cost %.2f× the time and %.2f× the CPU." % (
-            rows[-3 if len(rows) >= 3 else 0]["segments"], rows[-1]["segments"],
-            rows[-1]["segments"] / rows[-3 if len(rows) >= 3 else 0]["segments"],
-            rows[-1]["eddy"] / rows[-3 if len(rows) >= 3 else 0]["eddy"], rows[-1]["cpu"] / rows[-3 if len(rows) >= 3 else 0]["cpu"]))
+            a["segments"], b["segments"], b["segments"] / a["segments"], b["eddy"] / a["eddy"], b["cpu"] / a["cpu"]))
     table = "\n".join(lines)
     print(table)
     head = ("One run of `scripts/bench downloads` (its scale row, `bench/scale.py`) on %s, %d cores, %s. The asset: 8 "

@@ -43,17 +43,31 @@ extension DownloadEngine {
     /// is the download's as much as one it fetches, and must not be evicted by the traffic that
     /// follows (issue 28). Partly held units are not done: their fetch completes them, and pins
     /// them when it ends.
+    /// The units go to the homes `storedBytesBatch` at a time, one batch after the other: a
+    /// look-up of each in the index, for tens of thousands of units at once, held the main loop
+    /// (a home too) for a tenth of a second (issue 59).
     func storedBytes(_ units: [DownloadPlan.Unit], pin: Bool, then done: @escaping ([String: Int]) -> Void) {
         let key = keyFunction
-        homes.ask(units, by: key, { h, mine in
-            let now = h.loop.wallClock()
-            return mine.compactMap { u -> (String, Int)? in
-                guard let (r, wanted) = DownloadEngine.stored(u, key: key(u), on: h, now: now), r.confirmed.contains(wanted) else { return nil }
-                if pin && !r.pinned { h.store.setPinned(r, true) }
-                return (u.id, wanted.count)
-            }
-        }, then: { done(Dictionary($0) { first, _ in first }) })
+        var held: [String: Int] = [:], start = 0
+        func next() {
+            let batch = Array(units[start..<min(start + DownloadEngine.storedBytesBatch, units.count)])
+            start += batch.count
+            homes.ask(batch, by: key, { h, mine in
+                let now = h.loop.wallClock()
+                return mine.compactMap { u -> (String, Int)? in
+                    guard let (r, wanted) = DownloadEngine.stored(u, key: key(u), on: h, now: now), r.confirmed.contains(wanted) else { return nil }
+                    if pin && !r.pinned { h.store.setPinned(r, true) }
+                    return (u.id, wanted.count)
+                }
+            }, then: { found in
+                for (id, n) in found where held[id] == nil { held[id] = n }
+                if start < units.count { next() } else { done(held) }
+            })
+        }
+        next()
     }
+
+    static let storedBytesBatch = 2048
 
     /// The stored resource of unit `u` and the bytes of it the unit wants, on its home `h`; nil
     /// when nothing of known length is stored.

@@ -3,6 +3,7 @@ import EddyCore
 import EddyHLS
 import EddyLoop
 import EddyResources
+import Foundation
 
 /// Running a job: its plan from the playlists (fetched into the cache and pinned like every other
 /// unit), then its units through a window of `download_concurrency` fetches, each failure counted
@@ -147,14 +148,28 @@ extension DownloadEngine {
             job.resolving.removeAll()
             if let failure { return fetch ? planFailed(job, failure, retryAfter: retryAfter) : () }
             job.planFailures = 0
-            let media = mediaForPlan(job, loaded: loaded)
-            job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
-            let plan = DownloadPlan.build(url: job.url, playlist: playlist, selection: selection, media: media)
+            // Live playlists become recordings here, on the loop that owns them; the others are
+            // parsed with the plan, off it.
+            let vod = loaded.filter { u, p in
+                if job.recordings[u] != nil { return false }
+                if case .live = p.kind { return false }
+                return true
+            }
+            let recorded = mediaForPlan(job, loaded: loaded.filter { vod[$0.key] == nil })
             job.planGeneration += 1
             let generation = job.planGeneration
-            storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
+            let url = job.url
+            buildOffLoop({ () -> (DownloadPlan, [UpstreamURL: MediaPlaylist]) in
+                var media = recorded
+                for (u, p) in vod { media[u] = MediaPlaylist(p) }
+                return (DownloadPlan.build(url: url, playlist: playlist, selection: selection, media: media), media)
+            }) { [weak self] plan, media in
                 guard let self, job.planGeneration == generation, self.planWanted(job, fetch: fetch) else { return }
-                self.adoptPlan(job, plan, master: master, stored: stored, fetch: fetch)
+                job.planInputs = (playlist, selection, media.filter { job.recordings[$0.key] == nil })
+                self.storedBytes(plan.units, pin: job.state.holdsPins) { [weak self] stored in
+                    guard let self, job.planGeneration == generation, self.planWanted(job, fetch: fetch) else { return }
+                    self.adoptPlan(job, plan, master: master, stored: stored, fetch: fetch)
+                }
             }
         }
         pending = urls.count
@@ -175,6 +190,18 @@ extension DownloadEngine {
             }
         }
         finished()
+    }
+
+    /// Runs `work` (a plan's build: pure, over values) on a thread of the system's pool, then
+    /// `done` with its result on the main loop. A plan of tens of thousands of segments took a
+    /// third of a second to parse and build, and on the main loop it held every admin request and
+    /// every response there meanwhile (issue 59).
+    func buildOffLoop<T>(_ work: @escaping () -> T, then done: @escaping (T) -> Void) {
+        let mailbox = homes.all[0].mailbox
+        DispatchQueue.global().async {
+            let result = work()
+            _ = mailbox.post { done(result) }
+        }
     }
 
     /// Takes a plan once its homes said which units the cache holds, then starts fetching.

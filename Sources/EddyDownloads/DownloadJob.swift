@@ -134,7 +134,7 @@ package final class DownloadJob {
     func adopt(_ p: DownloadPlan, stored: [String: Int]) {
         plan = p
         var held: [Int: Int] = [:]
-        for (i, u) in p.units.enumerated() { if let n = stored[u.id] { held[i] = n } }
+        if !stored.isEmpty { for (i, u) in p.units.enumerated() { if let n = stored[u.id] { held[i] = n } } }
         units.reset(facts: p.units.map(\.facts), stored: held)
         planStale = false
     }

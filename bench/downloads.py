@@ -158,11 +158,15 @@ def run_ytdlp(work, url, expected):
 
 
 def main():
+    global SECONDS
     ap = argparse.ArgumentParser()
     ap.add_argument("--eddy", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="one round")
+    ap.add_argument("--duration", type=int, default=SECONDS, help="seconds of media (10: an asset of about 8 MB)")
+    ap.add_argument("--section", default="downloads", help="the RESULTS.md section to write")
     a = ap.parse_args()
+    SECONDS = a.duration
     if a.quick:
         a.rounds = 1
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "eddy-bench", "dl-720p-%ds-v1" % SECONDS)
@@ -213,7 +217,8 @@ def main():
             "the default); ffmpeg: `ffmpeg -i URL -map 0 -c copy out.mkv`; yt-dlp %s: `yt-dlp -N 8 -f 'bv*,ba'`.\n\n"
             % (os.uname().nodename, os.cpu_count(), datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                a.rounds, expected / 1e6, SECONDS, ytdlp_version()))
-    write_section("downloads", "## Downloads: eddy vs ffmpeg and yt-dlp\n\n" + head + table + "\n")
+    write_section(a.section, "## Downloads: eddy vs ffmpeg and yt-dlp%s\n\n" % ("" if a.section == "downloads" else " (%d s asset)" % SECONDS)
+                  + head + table + "\n")
 
 
 def ytdlp_version():

@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
         .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
-        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyResources", "EddyDownloads", "EddyCore"]),
+        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyAdmin", "EddyResources", "EddyDownloads", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
         // `eddy serve`'s fast argument path against ArgumentParser (the executable target, tested).
         .testTarget(name: "EddyCommandTests", dependencies: ["eddy", "EddyTestSupport"]),

@@ -8,6 +8,6 @@ struct UnitFacts: Equatable {
     /// A segment's media time in its rendition, and its duration.
     var start = 0.0
     var duration = 0.0
-    /// Its length when the plan knows it (a byte range); nil until it is stored.
+    /// Its length when the plan knows it (a byte range); nil otherwise, its bytes then estimated.
     var exactBytes: Int?
 }

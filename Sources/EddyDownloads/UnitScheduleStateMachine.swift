@@ -35,11 +35,6 @@ struct UnitScheduleStateMachine: Equatable {
     var allStored: Bool { tally.pending == 0 }
     var storedCount: Int { count - tally.pending }
 
-    /// A new plan of `count` units; `stored` holds those the cache has whole (their bytes, by index).
-    mutating func reset(count: Int, stored: [Int: Int]) {
-        reset(facts: Array(repeating: UnitFacts(), count: count), stored: stored)
-    }
-
     /// A new plan of units with `facts`; `stored` holds those the cache has whole (their bytes, by index).
     mutating func reset(facts: [UnitFacts], stored: [Int: Int]) {
         let count = facts.count
@@ -51,11 +46,6 @@ struct UnitScheduleStateMachine: Equatable {
         cursor = 0
         tally.reset(facts)
         for (i, n) in stored where i < count { mark(i, bytes: n) }
-    }
-
-    /// The plan grew to `count` units (a recording grew); the new ones are pending.
-    mutating func grow(to count: Int) {
-        grow(facts: Array(repeating: UnitFacts(), count: Swift.max(0, count - done.count)))
     }
 
     /// Units with `facts` joined the plan (a recording grew); they are pending.

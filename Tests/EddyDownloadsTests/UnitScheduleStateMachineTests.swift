@@ -6,7 +6,7 @@ import XCTest
 final class UnitScheduleStateMachineTests: XCTestCase {
     private func schedule(_ count: Int, stored: [Int: Int] = [:]) -> UnitScheduleStateMachine {
         var m = UnitScheduleStateMachine()
-        m.reset(count: count, stored: stored)
+        m.reset(facts: Array(repeating: UnitFacts(), count: count), stored: stored)
         return m
     }
 
@@ -85,7 +85,7 @@ final class UnitScheduleStateMachineTests: XCTestCase {
     /// theirs is in flight (it settles them itself).
     func test_growAndSettle() {
         var m = schedule(1, stored: [0: 1])
-        m.grow(to: 3)
+        m.grow(facts: [UnitFacts(), UnitFacts()])
         XCTAssertEqual(m.count, 3)
         XCTAssertEqual(fill(&m, window: 1).0, [1])
         XCTAssertFalse(m.settle(1, bytes: 9))

@@ -190,6 +190,16 @@ def raw_exchange(port, data, timeout=5):
     return got, time.monotonic() - t0
 
 
+def read_head(s):
+    """Reads from socket `s` until a response head is whole: (head, the body bytes read past it)."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(65536)
+        assert d, "the connection ended before the head: %r" % buf[:200]
+        buf += d
+    return buf.split(b"\r\n\r\n", 1)
+
+
 def open_body(port, path, headers=None):
     """A player mid-body: the head and the first 64 KiB read, the rest left in the socket (eddy's
     queue and the kernel's buffers hold far less than a body of several MiB), so the response is

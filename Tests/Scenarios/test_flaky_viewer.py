@@ -5,7 +5,7 @@ must not wait for the origin: the head and the held bytes go out at once while t
 follows starts. Every body is checked against the file's sha256."""
 import hashlib, os, socket, statistics, time
 import pytest
-from conftest import MiB, shaped_origin, wait_for
+from conftest import MiB, read_head, shaped_origin, wait_for
 
 SIZE = 24 * MiB
 PIECE = 1 * MiB
@@ -25,10 +25,7 @@ def read_piece(port, start, count):
     s = socket.create_connection(("127.0.0.1", port), timeout=30)
     t0 = time.monotonic()
     s.sendall(b"GET /s/flaky.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-\r\n\r\n" % start)
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        buf += s.recv(65536)
-    head, body = buf.split(b"\r\n\r\n", 1)
+    head, body = read_head(s)
     assert head.startswith(b"HTTP/1.1 206"), head
     while not body:
         body += s.recv(65536)

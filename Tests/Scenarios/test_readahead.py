@@ -5,7 +5,7 @@ sha256 is checked. (A whole-body first request, a GET without Range, still asks 
 its fill pauses at the readahead, but what the origin put on the wire by then is paid for.)"""
 import hashlib, os, socket, subprocess, time
 import pytest
-from conftest import Eddy, MiB, make_file, wait_for
+from conftest import Eddy, MiB, make_file, read_head, wait_for
 
 READAHEAD = 2 * MiB
 BLOCK = 256 * 1024
@@ -26,10 +26,7 @@ def ed(origins, tmp_path_factory):
 def read_and_drop(port, path, start, count):
     s = socket.create_connection(("127.0.0.1", port), timeout=30)
     s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-\r\n\r\n" % (path.encode(), start))
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        buf += s.recv(65536)
-    head, body = buf.split(b"\r\n\r\n", 1)
+    head, body = read_head(s)
     assert head.startswith(b"HTTP/1.1 206"), head
     while len(body) < count:
         d = s.recv(65536)

@@ -6,7 +6,7 @@ the file from each seek to its end. Every body is checked against the file's sha
 several seeds."""
 import hashlib, os, random, socket, threading, time
 import pytest
-from conftest import MiB, shaped_origin, wait_for
+from conftest import MiB, read_head, shaped_origin, wait_for
 
 SIZE = 96 * MiB
 READAHEAD = 1 * MiB
@@ -27,12 +27,7 @@ def view(port, path, start, count, results):
     s = socket.create_connection(("127.0.0.1", port), timeout=60)
     try:
         s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-\r\n\r\n" % (path.encode(), start))
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            d = s.recv(65536)
-            assert d, "no head"
-            buf += d
-        head, body = buf.split(b"\r\n\r\n", 1)
+        head, body = read_head(s)
         while len(body) < count:
             d = s.recv(min(65536, count - len(body)))
             if not d:

@@ -23,10 +23,22 @@ extension ClientConnection {
     ///
     /// Only when `writesDirectly`, once `holds(span)` said the file has the bytes.
     func sendHead(_ head: UnsafeRawBufferPointer, thenFile span: FileSpan) {
+        let sent = sendDirect(head, thenFile: span)
+        if sent < span.length {
+            queueCopy(FileSpan(descriptor: span.descriptor, offset: span.offset + sent, length: span.length - sent))
+        }
+    }
+
+    /// Sends `head` with MSG_MORE, then as much of `span` as the socket takes now with sendfile,
+    /// and returns how many of the file's bytes went. What of the head the socket did not take
+    /// is queued (then no file byte is sent: the caller queues the rest of the body after it).
+    ///
+    /// Only when `writesDirectly`, once `holds(span)` said the file has the bytes.
+    func sendDirect(_ head: UnsafeRawBufferPointer, thenFile span: FileSpan) -> Int {
         let sent = max(0, send(fd, head.baseAddress, head.count, Int32(MSG_MORE | MSG_NOSIGNAL)))
         if sent < head.count {
             queue(UnsafeRawBufferPointer(rebasing: head[sent...]))
-            return queueCopy(span)
+            return 0
         }
         var offset = off_t(span.offset), left = span.length
         while left > 0 {
@@ -36,11 +48,11 @@ extension ClientConnection {
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
-                break // the socket is full (EAGAIN) or failed, or the file ended: the rest is queued
+                break // the socket is full (EAGAIN) or failed, or the file ended: the caller queues the rest
             }
         }
         lastActivity = EventLoop.monotonic()
-        if left > 0 { queueCopy(FileSpan(descriptor: span.descriptor, offset: Int(offset), length: left)) }
+        return span.length - left
     }
 
     /// Reads `span` into the end of the queue. When the file is short after all (cut since

@@ -175,7 +175,28 @@ public final class ServerRequest: ClientRequest {
             whenSent() // read into the reply already
             return true
         }
-        guard !isGone, segmentReady(span.descriptor) else { return false }
+        guard !isGone else { return false }
+        if span.length < HTTPServer.largeBody, connection.writesDirectly {
+            // An idle connection: the head and what the socket takes of the body go now, the
+            // head with MSG_MORE so that both leave in one segment (one write and no segment
+            // for a body the socket takes whole, as a 1 MiB hit on a fast link is). Below
+            // `largeBody` only: the rest, when the socket is full, is a segment, or on running
+            // out of descriptors a copy, which stays bounded so.
+            let (prebuilt, fields) = parts(headers, extra)
+            let h = responseHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: span.length)
+            if h.framing == .length(span.length) {
+                guard connection.holds(span) else { return false }
+                headWritten(h, status: status)
+                let sent = h.bytes.withUnsafeBytes { connection.sendDirect($0, thenFile: span) }
+                bodyBytesSent = sent
+                if sent < span.length {
+                    writeFile(FileSpan(descriptor: span.descriptor, offset: span.offset + sent, length: span.length - sent))
+                }
+                end(whenSent: whenSent)
+                return true
+            }
+        }
+        guard segmentReady(span.descriptor) else { return false }
         start(status: status, headers: headers, extra: extra)
         writeFile(span)
         end(whenSent: whenSent)

@@ -1,7 +1,7 @@
 """Progressive, persistent caching: byte-exact bodies cold and warm, zero origin bytes when warm,
 restarts (graceful and kill -9), far-seek time to first byte."""
-import os, random, signal, time, threading
-from conftest import MiB, sha, read_range, request
+import http.client, os, random, signal, socket, time, threading
+from conftest import MiB, make_file, sha, read_range, request
 
 
 def test_random_ranges_of_256mib_cold_then_warm(eddy, origins):
@@ -119,3 +119,41 @@ def test_metrics_count_hits_and_bytes(eddy, origins):
     assert m["eddy_cache_hits_total"] == 1 and m["eddy_cache_misses_total"] == 1
     assert m["eddy_bytes_from_cache_total"] == len(data["small.bin"])
     assert m["eddy_cache_bytes"] == len(data["small.bin"])
+
+
+def test_mid_size_hits_are_whole_on_keepalive_pipelined_and_to_a_slow_reader(eddy, origins):
+    """A hit under 4 MiB goes straight to an idle socket (head with MSG_MORE, body with sendfile)
+    and whatever the socket does not take goes after it as a segment: each body must be whole,
+    on a reused connection, behind a pipelined one, and to a reader with a tiny receive window."""
+    ng = origins[0]
+    make_file(os.path.join(ng.www, "mid3.bin"), 3 * MiB + 5, 31)
+    with open(os.path.join(ng.www, "mid3.bin"), "rb") as f:
+        want = f.read()
+    assert sha(eddy.get("/n/mid3.bin").body) == sha(want)
+    c = http.client.HTTPConnection("127.0.0.1", eddy.port, timeout=30)
+    for _ in range(8):
+        c.request("GET", "/n/mid3.bin")
+        r = c.getresponse()
+        assert r.status == 200 and r.getheader("cache-status").startswith("eddy; hit")
+        assert sha(r.read()) == sha(want)
+    c.close()
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(30)
+    s.connect(("127.0.0.1", eddy.port))
+    s.sendall(b"GET /n/mid3.bin HTTP/1.1\r\nHost: a\r\n\r\n" * 2)
+    buf = b""
+    for _ in range(2):
+        while b"\r\n\r\n" not in buf:
+            d = s.recv(4096)
+            assert d, "the connection ended before the head"
+            buf += d
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200") and b"content-length: %d" % len(want) in head.lower()
+        while len(buf) < len(want):
+            d = s.recv(4096)
+            assert d, "the body was cut at %d" % len(buf)
+            buf += d
+        body, buf = buf[:len(want)], buf[len(want):]
+        assert sha(body) == sha(want)
+    s.close()

@@ -156,30 +156,7 @@ public final class ClientConnection {
         return Array(UnsafeRawBufferPointer(start: p, count: 5)) == Array("HEAD ".utf8)
     }
 
-    // MARK: - Output
-
-    func queue(_ text: String) {
-        var text = text
-        text.withUTF8 { _ = evbuffer_add(output, $0.baseAddress, $0.count) }
-    }
-
-    func queue(_ bytes: UnsafeRawBufferPointer) { evbuffer_add(output, bytes.baseAddress, bytes.count) }
-
-    /// Moves `buffer`'s chains to the end of the output (no copy).
-    func queue(buffer: OpaquePointer) { evbuffer_add_buffer(output, buffer) }
-
-    /// Queues `bytes` by reference: `owner` is held until libevent has sent them.
-    func queueReference(_ bytes: UnsafeRawBufferPointer, owner: AnyObject) {
-        let hold = Unmanaged.passRetained(owner).toOpaque()
-        evbuffer_add_reference(output, bytes.baseAddress, bytes.count, { _, _, hold in
-            if let hold { Unmanaged<AnyObject>.fromOpaque(hold).release() }
-        }, hold)
-    }
-
-    /// Queues `length` bytes of a file segment from `offset`; false when libevent refused it.
-    func queueFile(_ segment: OpaquePointer, offset: Int, length: Int) -> Bool {
-        evbuffer_add_file_segment(output, segment, Int64(offset), Int64(length)) == 0
-    }
+    // MARK: - Output (queueing: ClientConnection+Queue.swift)
 
     /// Whether the socket takes at most `HTTPServer.unsentLowWater` bytes beyond those in flight
     /// (TCP_NOTSENT_LOWAT): on for a large body, off (the system's default) for the rest.

@@ -45,7 +45,8 @@ package final class FillSession {
     let asked: RangeResponseCheck.Asked?
     /// What the origin's head means for the stored resource.
     var validation: ValidationStateMachine
-    private var transfer: UpstreamTransfer?
+    /// The transfer under way; set by this type alone (here and in its extensions' files).
+    var transfer: UpstreamTransfer?
     /// What the fill asks upstream; sent again to another parent when one fails to connect.
     private var upstreamRequest: UpstreamRequest!
     /// Requests sent again because a parent could not be reached, or answered without the object.
@@ -183,6 +184,9 @@ package final class FillSession {
     }
 
     /// The head waiters, removed.
+    /// Responses waiting for this fill's head, for `GET /api/fills`.
+    package var headWaiterCount: Int { headWaiters.filter(\.isWaiting).count }
+
     func takeHeadWaiters() -> [HeadWaiter] {
         let list = headWaiters
         headWaiters.removeAll()
@@ -262,46 +266,6 @@ package final class FillSession {
         machine.finish()
         detach(r)
     }
-
-    /// The fill's time, start to end, for the fill-duration histogram (fills that began only).
-    private func recordDuration() {
-        if startedAt > 0 { coordinators.metrics.fillDuration.observe(EventLoop.monotonic() - startedAt) }
-    }
-
-    /// Ends the fill early. `byOrigin` false when eddy stopped it (cancelled, superseded): the
-    /// responses waiting on it do not count that against the origin (see `ResumeStateMachine`).
-    func fail(_ reason: String, error: UpstreamError? = nil, byOrigin: Bool = true) {
-        guard state.isActive else { return }
-        recordDuration()
-        // No answer at all (refused, unresolvable, black-holed): the origin is not there.
-        if head == nil, let error, error.saysOriginAbsent { coordinators.health?.failed(url, why: error.description) }
-        keepWritten(reason)
-        transfer?.cancel()
-        transfer = nil
-        if let r = resource {
-            // The origin already had `stall_timeout` to send a byte (each retry would cost another).
-            coordinators.of(r).fillFailed(self, stalledAt: error?.isTimeout == true ? cursor : nil,
-                                          refusal: OriginRefusal(head, now: coordinators.loop.wallClock()), byOrigin: byOrigin)
-        }
-        let waiters = takeHeadWaiters()
-        if kind == .discovery { coordinators.discoveryFailed(self) }
-        for w in waiters { w.headArrived(.failed(reason, timeout: error?.isTimeout ?? false)) }
-    }
-
-    private func detach(_ r: CachedResource) { coordinators.of(r).fillEnded(self) }
-
-    /// Resumes a paused transfer (outside curl callbacks).
-    func resume() {
-        guard paused else { return }
-        paused = false
-        transfer?.resume()
-    }
-
-    /// Responses waiting for this fill's head, for `GET /api/fills`.
-    package var headWaiterCount: Int { headWaiters.filter(\.isWaiting).count }
-
-    /// Stops the fill (the resource was dropped).
-    package func cancel() { fail("cancelled", byOrigin: false) }
 
     /// Since when no response has waited on this fill or read its resource (nil while one does).
     private var unwantedSince: Double?

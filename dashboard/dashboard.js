@@ -116,6 +116,8 @@ function renderDownloads(list) {
           (d.next_start ? ", next " + new Date(d.next_start * 1000).toLocaleString() : "")) : null,
         d.rate_limit ? el("span", { class: "cap" }, "cap " + size(d.rate_limit) + "/s") : null,
         el("span", { class: "numbers" }, size(d.bytes_done) + (d.rate > 0 ? " at " + size(d.rate) + "/s" : "")),
+        d.offline_url ? el("a", { class: "play", href: "/play.html?download=" + encodeURIComponent(d.id) + location.hash,
+          title: "play " + (d.playable_offline ? "from the cache, offline" : "what is held so far, the rest through eddy") }, "Play") : null,
         active ? el("button", { class: "pause", onclick: () => call("POST", "/api/downloads/" + d.id + "/pause") }, "Pause") : null,
         ["paused", "failed"].includes(d.state) ? el("button", { class: "resume", onclick: () => call("POST", "/api/downloads/" + d.id + "/resume") }, "Resume") : null,
         el("button", { class: "delete danger", onclick: () => call("DELETE", "/api/downloads/" + d.id) }, "Delete")),

@@ -10,6 +10,8 @@ package struct CacheStatsInfo: Encodable {
     var maxBytes: Int
     var windows: [String: Window]
     var series: [Minute]
+    /// The proxy listener as the asking browser reaches it (the player page plays through it).
+    var proxyURL: String?
 
     /// One window's sums. `origin_bytes_saved` is what the cache sent in the origin's place.
     struct Window: Encodable {
@@ -41,10 +43,11 @@ package struct CacheStatsInfo: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case bytes, windows, series
-        case pinnedBytes = "pinned_bytes", maxBytes = "max_bytes"
+        case pinnedBytes = "pinned_bytes", maxBytes = "max_bytes", proxyURL = "proxy_url"
     }
 
-    package init(cache: any Cache, stats: RollingStats, now: Int) {
+    package init(cache: any Cache, stats: RollingStats, now: Int, proxyURL: String? = nil) {
+        self.proxyURL = proxyURL
         bytes = cache.totalBytes
         pinnedBytes = cache.pinnedBytes
         maxBytes = cache.budget

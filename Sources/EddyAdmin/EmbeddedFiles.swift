@@ -93,6 +93,12 @@ button.danger:hover { border-color: var(--bad); color: var(--bad); }
 table { width: 100%; border-collapse: collapse; font-size: .85rem; }
 th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); }
 td.url { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+header a { color: inherit; text-decoration: none; }
+a.play { font-size: .8rem; padding: .2rem .7rem; border: 1px solid var(--line); border-radius: 4px; color: var(--ink); text-decoration: none; }
+a.play:hover { border-color: var(--cache); }
+.player video { width: 100%; max-height: 70vh; margin-top: .8rem; background: #000; border-radius: 6px; }
+.player input { flex: 1 1 30rem; font: inherit; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 4px; }
+.status[data-state="error"] { color: #ffb4b4; }
 
 """#),
         "/dashboard.js": ("text/javascript; charset=utf-8", #"""
@@ -214,6 +220,8 @@ function renderDownloads(list) {
           (d.next_start ? ", next " + new Date(d.next_start * 1000).toLocaleString() : "")) : null,
         d.rate_limit ? el("span", { class: "cap" }, "cap " + size(d.rate_limit) + "/s") : null,
         el("span", { class: "numbers" }, size(d.bytes_done) + (d.rate > 0 ? " at " + size(d.rate) + "/s" : "")),
+        d.offline_url ? el("a", { class: "play", href: "/play.html?download=" + encodeURIComponent(d.id) + location.hash,
+          title: "play " + (d.playable_offline ? "from the cache, offline" : "what is held so far, the rest through eddy") }, "Play") : null,
         active ? el("button", { class: "pause", onclick: () => call("POST", "/api/downloads/" + d.id + "/pause") }, "Pause") : null,
         ["paused", "failed"].includes(d.state) ? el("button", { class: "resume", onclick: () => call("POST", "/api/downloads/" + d.id + "/resume") }, "Resume") : null,
         el("button", { class: "delete danger", onclick: () => call("DELETE", "/api/downloads/" + d.id) }, "Delete")),
@@ -282,6 +290,117 @@ async function follow() {
 }
 
 follow();
+
+"""#),
+        "/play.html": ("text/html; charset=utf-8", #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>eddy: play</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard.css">
+</head>
+<body>
+<header>
+  <h1><a href="/" id="home">eddy</a></h1>
+  <span id="status" class="status">ready</span>
+</header>
+<main class="player">
+  <section class="card wide">
+    <h2 id="title">Play through eddy</h2>
+    <form id="open" class="row">
+      <input id="url" name="url" type="url" required placeholder="https://cdn.example.com/show/master.m3u8, or eddy's own URL" aria-label="URL to play">
+      <button type="submit">Play</button>
+    </form>
+    <video id="video" controls playsinline preload="auto"></video>
+    <p id="source" class="numbers"></p>
+  </section>
+</main>
+<script src="/play.js"></script>
+</body>
+</html>
+
+"""#),
+        "/play.js": ("text/javascript; charset=utf-8", #"""
+// eddy's player page: plays a download at its offline URL (play.html?download=ID) or any URL
+// through eddy (play.html?url=URL), in a plain <video>. Browsers that play HLS natively (Safari;
+// Chromium, as Debian's 156 does) pick the audio and subtitle renditions of the download's playlist
+// themselves. The media comes from eddy's proxy listener, another origin than this page: a
+// <video> may play cross-origin media without CORS, so nothing here reads the media's bytes.
+// Built into the binary as it is, as the dashboard is.
+"use strict";
+
+const token = new URLSearchParams(location.hash.slice(1)).get("token");
+const auth = token ? { Authorization: "Bearer " + token } : {};
+const query = new URLSearchParams(location.search);
+const video = document.getElementById("video");
+
+function setStatus(text, state) {
+  const s = document.getElementById("status");
+  s.textContent = text;
+  s.dataset.state = state || "";
+  s.className = "status" + (state === "playing" ? " live" : "");
+}
+
+async function api(path) {
+  const r = await fetch(path, { headers: auth });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(path + ": " + (body.error || r.status));
+  return body;
+}
+
+// Where eddy's proxy listener is, for a URL that names the origin rather than eddy: the URL-prefix
+// form (eddy's own base, then the URL), which eddy fetches when the host is allowed.
+async function throughEddy(url) {
+  const cache = await api("/api/cache");
+  const base = (cache.proxy_url || "").replace(/\/$/, "");
+  if (!base || url.startsWith(base + "/")) return url;
+  return base + "/" + url;
+}
+
+function play(src, title) {
+  document.getElementById("title").textContent = title || src;
+  document.getElementById("source").textContent = src;
+  document.getElementById("url").value = src;
+  video.src = src;
+  setStatus("loading", "loading");
+  // Browsers refuse to start sound without a gesture (autoplay policy): start muted then, as
+  // players do, and let the controls unmute.
+  video.play().catch(() => { video.muted = true; return video.play(); }).catch(() => setStatus("press play", "paused"));
+}
+
+video.addEventListener("playing", () => setStatus("playing", "playing"));
+video.addEventListener("pause", () => setStatus("paused", "paused"));
+video.addEventListener("error", () => {
+  const e = video.error;
+  setStatus("media error " + (e ? e.code + (e.message ? ": " + e.message : "") : ""), "error");
+});
+
+document.getElementById("home").href = "/" + location.hash;
+document.getElementById("open").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  try {
+    play(await throughEddy(document.getElementById("url").value.trim()));
+  } catch (e) {
+    setStatus(String(e.message || e), "error");
+  }
+});
+
+(async () => {
+  try {
+    if (query.get("download")) {
+      const d = await api("/api/downloads/" + encodeURIComponent(query.get("download")));
+      if (!d.offline_url) throw new Error("this download has no offline URL yet (" + d.state + ")");
+      play(d.offline_url, d.title || d.url);
+    } else if (query.get("url")) {
+      play(await throughEddy(query.get("url")));
+    }
+  } catch (e) {
+    setStatus(String(e.message || e), "error");
+  }
+})();
 
 """#),
         "/api/openapi.json": ("application/json", #"""

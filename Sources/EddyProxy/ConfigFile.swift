@@ -64,7 +64,14 @@ public enum ConfigFile {
             case "serve_stale_on_error": c.freshness.serveStaleOnError = try int(value, key)
             case "targeted_cache_control":
                 c.freshness.targetedFields = [try string(value, key), "CDN-Cache-Control"]
-            case "admin": c.admin = try parseListen(string(value, key))
+            case "admin":
+                // `off` (YAML 1.1 reads a bare off as false) turns the listener off.
+                if value as? Bool == false || (value as? String)?.lowercased() == "off" {
+                    c.admin = nil
+                } else {
+                    c.admin = try parseListen(string(value, key))
+                }
+                c.adminChosen = true
             case "admin_token": c.adminToken = try string(value, key)
             case "admin_hosts":
                 guard let list = value as? [String], list.allSatisfy({ !$0.isEmpty && !$0.contains("/") && !$0.contains(" ") }) else {

@@ -75,8 +75,10 @@ extension Proxy {
             h.set("Content-Type", file.type)
             h.set("Cache-Control", "no-cache")
             h.set("X-Content-Type-Options", "nosniff")
-            // The page loads only its own script and style, and talks only to this listener.
-            h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+            // The page loads only its own script and style, and talks only to this listener; the
+            // player's media comes from the proxy listener, as this browser reaches it.
+            h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                + "media-src 'self' \(proxyURL(askedAt: request.headers["Host"]))")
             let etag = EmbeddedFileTags.byPath[path]
             if let etag { h.set("ETag", etag) }
             if case .notModified = Preconditions.evaluate(headers: request.headers, etag: etag, lastModified: nil) {
@@ -87,7 +89,8 @@ extension Proxy {
         }
         if path == "/metrics" { return sendMetrics(request) }
         if path == "/api/cache" {
-            return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock()))
+            return AdminJSON.send(request, 200, CacheStatsInfo(cache: store, stats: requestStats.rolling, now: loop.wallClock(),
+                                                               proxyURL: proxyURL(askedAt: request.headers["Host"])))
         }
         if isStream {
             return DashboardEvents(loop: loop, request: request) { [unowned self] in dashboardSnapshot(then: $0) }.start()
@@ -161,5 +164,20 @@ extension Proxy {
         h.set("Content-Type", "text/plain; version=0.0.4")
         h.set("Cache-Control", "no-store") // as every other admin answer: counters of this moment
         request.send(status: 200, headers: h, body: Array(text.utf8))
+    }
+
+    /// The proxy listener's base URL for a browser that reached the admin listener at `host`
+    /// (its Host field): a wildcard listen address is reached by the name the browser used.
+    func proxyURL(askedAt host: String?) -> String {
+        var name = config.listenHost
+        if ["0.0.0.0", "::", ""].contains(name) {
+            let asked = host ?? "127.0.0.1"
+            // Host is host[:port] or [v6]:port (RFC 9110 section 7.2): drop the port.
+            name = asked.hasPrefix("[") ? String(asked.prefix(through: asked.firstIndex(of: "]") ?? asked.endIndex))
+                : String(asked.split(separator: ":", maxSplits: 1).first ?? "127.0.0.1")
+        } else if name.contains(":") {
+            name = "[\(name)]"
+        }
+        return "http://\(name):\(server.boundPort)"
     }
 }

@@ -149,10 +149,18 @@ public final class Proxy {
         // The admin listener opens last: once it answers, every loop listens (a supervisor or a
         // test that waits on it would otherwise send its first clients to the main loop alone).
         if let admin = config.admin {
-            let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits.admin)
-            s.handler = { [unowned self] in handleAdmin($0) }
-            s.vetHead = { [unowned self] in !refusedAdmission($0) }
-            adminServer = s
+            do {
+                let s = try HTTPServer(loop: loop, host: admin.host, port: admin.port, limits: config.limits.admin)
+                s.handler = { [unowned self] in handleAdmin($0) }
+                s.vetHead = { [unowned self] in !refusedAdmission($0) }
+                adminServer = s
+            } catch where !config.adminChosen {
+                // The default's port is taken (most often another eddy on this machine): serve
+                // without the listener, and say which flag places it elsewhere.
+                logger.warning("no admin listener: \(error); choose its address with --admin HOST:PORT (admin: in the config), or --no-admin")
+            } catch {
+                throw ConfigFile.ConfigError(description: "\(error) (the admin listener: --admin HOST:PORT or admin: in the config; --no-admin or admin: off for none)")
+            }
         }
         flushTimer = LoopTimer(loop: loop, repeating: true) { [unowned self] in
             home.resources.tick()

@@ -41,8 +41,14 @@ public struct ProxyConfig: Sendable {
     public var parentGoDirect = true
     /// The edges this node is a parent of (`children:`, addresses or CIDRs, `--child`).
     public var children: [AddressRange] = []
-    /// Admin listener for /metrics, nil when off.
-    public var admin: (host: String, port: Int)?
+    /// The admin listener (dashboard, API, /metrics), nil when off (`admin: off`, `--no-admin`).
+    /// On by default on loopback, as Syncthing's and Transmission's GUIs are, where the CLI looks.
+    public var admin: (host: String, port: Int)? = ProxyConfig.defaultAdmin
+    /// Where the admin listener is unless the config or a flag says otherwise.
+    public static let defaultAdmin = (host: "127.0.0.1", port: 9090)
+    /// The config or a flag chose `admin`: a port in use is then an error that stops the start.
+    /// The default's port in use (another eddy on this machine) is a warning, and no listener.
+    public var adminChosen = false
     /// Names the admin listener answers to besides loopback, IP literals and its own address
     /// (`admin_hosts`; see `AdminRequestGuard`).
     public var adminHosts: [String] = []

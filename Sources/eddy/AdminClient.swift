@@ -105,7 +105,7 @@ struct AdminClient {
         let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype, ai.pointee.ai_protocol)
         guard fd >= 0, Glibc.connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
             if fd >= 0 { close(fd) }
-            throw Failure(description: "cannot reach eddy's admin listener at \(address) (is eddy running with admin: set?)")
+            throw Failure(description: "nothing answers there")
         }
         return fd
     }

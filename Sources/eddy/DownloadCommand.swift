@@ -33,13 +33,21 @@ struct AdminOptions: ParsableArguments {
         return AdminClient(address: "127.0.0.1:9090", token: token)
     }
 
+    /// Prints why the admin listener could not be reached, once, with what to do, and returns
+    /// exit status 2 (scripts tell "down" from "said no").
+    func unreachable(_ error: Error) -> ExitCode {
+        FileHandle.standardError.write(Data(("eddy: cannot reach eddy's admin listener at \(client.address): \(error). "
+            + "`eddy serve` opens it on 127.0.0.1:9090 unless started with --no-admin; "
+            + "if it was started with --admin HOST:PORT, pass the same --admin here.\n").utf8))
+        return ExitCode(2)
+    }
+
     /// Calls the API; prints the error line and exits 1 on a 4xx/5xx answer.
     func call(_ method: String, _ path: String, json: Data? = nil) throws -> Data {
         let status: Int, body: Data
         do { (status, body) = try client.call(method, path, json: json) } catch {
             // Exit 2: eddy is not there (scripts tell "down" from "said no").
-            FileHandle.standardError.write(Data("eddy: cannot reach the admin listener \(client.address): \(error)\n".utf8))
-            throw ExitCode(2)
+            throw unreachable(error)
         }
         guard (200..<300).contains(status) else {
             let message = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? String

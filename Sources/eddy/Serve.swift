@@ -57,8 +57,11 @@ extension Eddy {
         @Option(name: .long, help: "Freshness lifetime in seconds for responses with no Cache-Control, Expires or Last-Modified; a deliberate override of RFC 9111's heuristic. (default: 0)")
         var defaultTtl: Int?
 
-        @Option(name: .long, help: "Admin listener (API, /metrics, dashboard), host:port. Off unless set.")
+        @Option(name: .long, help: "Admin listener (API, /metrics, dashboard), host:port. (default: 127.0.0.1:9090)")
         var admin: String?
+
+        @Flag(name: .customLong("no-admin"), help: "No admin listener (admin: off in the config).")
+        var noAdmin = false
 
         @Option(name: .long, help: "Bearer token the admin listener requires; needed when it is not on loopback. EDDY_ADMIN_TOKEN also sets it (and keeps it out of the process list).")
         var adminToken: String?
@@ -112,7 +115,7 @@ extension Eddy {
         var options: ServeOptions {
             ServeOptions(config: config, listen: listen, cacheDir: cacheDir, origin: origin, allowHost: allowHost,
                          adminHost: adminHost, parent: parent, child: child, name: name, maxSize: maxSize,
-                         memoryCache: memoryCache, accessLog: accessLog, defaultTtl: defaultTtl, admin: admin,
+                         memoryCache: memoryCache, accessLog: accessLog, defaultTtl: defaultTtl, admin: admin, noAdmin: noAdmin,
                          adminToken: adminToken, prefetchSegments: prefetchSegments, readahead: readahead, cacheKeys: cacheKeys,
                          earlyHints: earlyHints, headerTimeout: headerTimeout, connectTimeout: connectTimeout,
                          stallTimeout: stallTimeout, offlineWait: offlineWait, downloadRateLimit: downloadRateLimit,

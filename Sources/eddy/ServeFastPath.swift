@@ -55,6 +55,7 @@ enum ServeFastPath {
         Option("max-size") { $0.maxSize = $1 }, Option("memory-cache") { $0.memoryCache = $1 },
         Option("access-log") { $0.accessLog = $1 }, Option("default-ttl", int: { $0.defaultTtl = $1 }),
         Option("admin") { $0.admin = $1 }, Option("admin-token") { $0.adminToken = $1 },
+        Option("no-admin", .flag) { o, _ in o.noAdmin = true },
         Option("prefetch-segments", int: { $0.prefetchSegments = $1 }), Option("readahead") { $0.readahead = $1 }, Option("cache-keys", .flag) { o, _ in o.cacheKeys = true },
         Option("early-hints", .flag) { o, _ in o.earlyHints = true }, Option("header-timeout", int: { $0.headerTimeout = $1 }),
         Option("connect-timeout", int: { $0.connectTimeout = $1 }), Option("stall-timeout", int: { $0.stallTimeout = $1 }),

@@ -23,6 +23,7 @@ struct ServeOptions: Equatable {
     var accessLog: String?
     var defaultTtl: Int?
     var admin: String?
+    var noAdmin = false
     var adminToken: String?
     var prefetchSegments: Int?
     var readahead: String?
@@ -48,6 +49,7 @@ struct ServeOptions: Equatable {
         }
         if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
         if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
+        if admin != nil && noAdmin { throw ValidationError("--admin and --no-admin: choose one") }
         if let logFormat, !["text", "json"].contains(logFormat) { throw ValidationError("--log-format is text or json") }
         if let accessLogFormat, AccessLog.Format(rawValue: accessLogFormat) == nil {
             throw ValidationError("--access-log-format is combined or json")
@@ -92,7 +94,8 @@ struct ServeOptions: Equatable {
         if let memoryCache { c.memoryCache = ByteSize.parse(memoryCache)! }
         if let accessLog { c.accessLog = accessLog }
         if let defaultTtl { c.defaultTTL = defaultTtl }
-        if let admin { c.admin = try ConfigFile.parseListen(admin) }
+        if let admin { (c.admin, c.adminChosen) = (try ConfigFile.parseListen(admin), true) }
+        if noAdmin { (c.admin, c.adminChosen) = (nil, true) }
         // getenv, not ProcessInfo, which copies the whole environment (start-up, issue 33).
         if let t = adminToken ?? getenv("EDDY_ADMIN_TOKEN").map({ String(cString: $0) }), !t.isEmpty { c.adminToken = t }
         if let logLevel { c.logLevel = logLevel }

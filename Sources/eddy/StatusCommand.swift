@@ -13,8 +13,7 @@ extension Eddy {
         func run() throws {
             let ready: (Int, Data)
             do { ready = try options.client.call("GET", "/readyz") } catch {
-                FileHandle.standardError.write(Data("eddy: cannot reach the admin listener \(options.client.address): \(error)\n".utf8))
-                throw ExitCode(2)
+                throw options.unreachable(error)
             }
             let cache = DownloadText.object(try options.call("GET", "/api/cache"))
             let fills = DownloadText.object(try options.call("GET", "/api/fills"))["fills"] as? [[String: Any]] ?? []

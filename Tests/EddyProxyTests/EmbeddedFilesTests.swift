@@ -8,7 +8,8 @@ import XCTest
 final class EmbeddedFilesTests: XCTestCase {
     /// The same list as scripts/embed's: request path, file in the tree.
     private let files = [("/", "dashboard/index.html"), ("/dashboard.css", "dashboard/dashboard.css"),
-                         ("/dashboard.js", "dashboard/dashboard.js"), ("/api/openapi.json", "docs/openapi.json")]
+                         ("/dashboard.js", "dashboard/dashboard.js"), ("/play.html", "dashboard/play.html"),
+                         ("/play.js", "dashboard/play.js"), ("/api/openapi.json", "docs/openapi.json")]
 
     func test_everyEmbeddedFile_isTheFileInTheTree() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

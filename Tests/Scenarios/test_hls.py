@@ -246,3 +246,63 @@ def test_a_playlist_hit_logs_no_origin_bytes(eddy, origins):
     miss, hit = (l.rsplit(" ", 4)[1:4] for l in lines)  # cache status, bytes from cache, from origin
     assert miss[0] != "HIT" and miss[2] == str(len(text)), lines
     assert hit == ["HIT", str(len(text)), "0"], lines
+
+
+def test_a_live_playlist_with_validators_only_costs_one_origin_request_per_half_target(eddy, origins):
+    """A packager's live playlist behind a static server: ETag and Last-Modified, no lifetime. Its
+    heuristic freshness (10% of a second-old file's age) is nothing, so every viewer's reload was a
+    revalidation; the live rule is its lifetime now (issue 62, third part). 40 viewers poll it every
+    0.1 s for 3 s while it changes every 0.7 s: the origin is asked at most once per half target
+    duration (1 s), and no viewer gets a version replaced more than that long before it asked."""
+    _, fo, _ = origins
+    d = os.path.join(fo.www, "live-v")
+    os.makedirs(d, exist_ok=True)
+    versions = []
+
+    def write(seq):
+        lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:%d" % seq]
+        for i in range(seq, seq + 3):
+            lines += ["#EXTINF:2.0,", "seg%d.ts" % i]
+        tmp = os.path.join(d, "index.m3u8.tmp")
+        open(tmp, "w").write("\n".join(lines) + "\n")
+        os.replace(tmp, os.path.join(d, "index.m3u8"))
+        versions.append((time.monotonic(), seq))
+
+    write(0)
+    fo.reset()
+    stop = threading.Event()
+    stale, served = [], []
+
+    def advance():
+        seq = 0
+        while not stop.wait(0.7):
+            seq += 1
+            write(seq)
+
+    def viewer():
+        while not stop.is_set():
+            t_req = time.monotonic()
+            r = eddy.get("/f/live-v/index.m3u8?cc=none")
+            assert r.status == 200
+            seq = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", r.body.decode()).group(1))
+            replaced = [w for w, s in list(versions) if s == seq + 1]
+            if replaced and replaced[0] < t_req - 1.0 - 0.15:
+                stale.append((seq, round(t_req - replaced[0], 2)))
+            served.append(seq)
+            stop.wait(0.1)
+
+    threads = [threading.Thread(target=advance)] + [threading.Thread(target=viewer) for _ in range(40)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    time.sleep(3.0)  # the subject: viewers polling for a while
+    stop.set()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - t0
+    asked = fo.stats()["paths"].get("/live-v/index.m3u8", {}).get("requests", 0)
+    assert len(served) > 300, len(served)
+    assert asked <= elapsed / 1.0 + 2, (asked, len(served), elapsed)
+    assert not stale, stale[:5]
+    assert max(served) >= 2, "the viewers saw the playlist move"
+    print("origin asked %d times for %d viewer requests in %.1f s" % (asked, len(served), elapsed))

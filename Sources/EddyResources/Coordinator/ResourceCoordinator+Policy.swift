@@ -30,12 +30,20 @@ extension ResourceCoordinator {
 
     /// Fresh by RFC 9111 section 4.2 and, for a live playlist, by the live-playlist rule
     /// (`Freshness.livePlaylistAllows`). `monotonicNow` is on the clock of `playlistFetchedAt`.
+    ///
+    /// A live playlist whose origin gave it no lifetime (validators only, as a static server
+    /// serves a packager's file) takes the live rule as its heuristic lifetime: RFC 9111 section
+    /// 4.2.2 leaves a heuristic to the cache, and 10% of the age of a file rewritten every
+    /// second is nothing, so each viewer's reload cost a revalidation (8,830 origin requests for
+    /// 1,000 viewers in 10 s, issue 62). Players reload about every half target duration (RFC
+    /// 8216 section 6.3.4), so that is as stale as a viewer's own copy would be.
     package func isFresh(now: Int, monotonicNow: Double, policy: FreshnessPolicy) -> Bool {
         var target: Double?
         if case let .live(t)? = hlsKind { target = t }
         guard Freshness.livePlaylistAllows(targetDuration: target, lastHeardAt: playlistFetchedAt, now: monotonicNow) else {
             return false
         }
+        if target != nil, freshness(policy).isHeuristic { return true }
         return ttl(now: now, policy: policy) > 0
     }
 

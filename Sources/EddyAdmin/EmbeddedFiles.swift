@@ -603,6 +603,77 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
         }
       }
     },
+    "/play.html": {
+      "get": {
+        "operationId": "playerPage",
+        "summary": "The player page.",
+        "description": "Plays a download at its offline URL (`?download=ID`) or any URL through eddy (`?url=URL`) in a plain `<video>`.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "download",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "A download's id."
+          },
+          {
+            "name": "url",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "A URL to play through eddy."
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The player page. Built into the binary; open without the token.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          }
+        }
+      }
+    },
+    "/play.js": {
+      "get": {
+        "operationId": "playerScript",
+        "summary": "The player page's script.",
+        "tags": [
+          "dashboard"
+        ],
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The player page's script. Built into the binary; open without the token.",
+            "content": {
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "421": {
+            "$ref": "#/components/responses/MisdirectedRequest"
+          }
+        }
+      }
+    },
     "/api/openapi.json": {
       "get": {
         "operationId": "openapi",
@@ -644,7 +715,24 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
             "content": {
               "text/event-stream": {
                 "schema": {
-                  "type": "string"
+                  "type": "object",
+                  "description": "One event (the comments between events carry none).",
+                  "required": [
+                    "event",
+                    "data"
+                  ],
+                  "properties": {
+                    "event": {
+                      "const": "snapshot"
+                    },
+                    "data": {
+                      "type": "string",
+                      "contentMediaType": "application/json",
+                      "contentSchema": {
+                        "$ref": "#/components/schemas/DashboardSnapshot"
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -781,6 +869,36 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
                 "schema": {
                   "$ref": "#/components/schemas/ResourcePage"
                 }
+              }
+            },
+            "links": {
+              "getResource": {
+                "operationId": "getResource",
+                "parameters": {
+                  "key": "$response.body#/resources/0/key"
+                },
+                "description": "The page's first resource, by its cache key."
+              },
+              "purgeResource": {
+                "operationId": "purgeResource",
+                "parameters": {
+                  "key": "$response.body#/resources/0/key"
+                },
+                "description": "The page's first resource, by its cache key."
+              },
+              "pinResource": {
+                "operationId": "pinResource",
+                "parameters": {
+                  "key": "$response.body#/resources/0/key"
+                },
+                "description": "The page's first resource, by its cache key."
+              },
+              "unpinResource": {
+                "operationId": "unpinResource",
+                "parameters": {
+                  "key": "$response.body#/resources/0/key"
+                },
+                "description": "The page's first resource, by its cache key."
               }
             }
           },
@@ -1125,6 +1243,93 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
                   }
                 }
               }
+            },
+            "links": {
+              "getDownload": {
+                "operationId": "getDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "deleteDownload": {
+                "operationId": "deleteDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "extendDownload": {
+                "operationId": "extendDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "pauseDownload": {
+                "operationId": "pauseDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "resumeDownload": {
+                "operationId": "resumeDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "verifyDownload": {
+                "operationId": "verifyDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "refreshDownload": {
+                "operationId": "refreshDownload",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "downloadEvents": {
+                "operationId": "downloadEvents",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "downloadLog": {
+                "operationId": "downloadLog",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "downloadExport": {
+                "operationId": "downloadExport",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "downloadArtwork": {
+                "operationId": "downloadArtwork",
+                "parameters": {
+                  "id": "$response.body#/0/id"
+                },
+                "description": "The oldest download, by its id."
+              },
+              "downloadFile": {
+                "operationId": "downloadFile",
+                "parameters": {
+                  "id": "$response.body#/0/id",
+                  "url": "$response.body#/0/renditions/0/uri"
+                },
+                "description": "The oldest download's first rendition's media playlist (one of its resources, stored once fetched)."
+              }
             }
           },
           "401": {
@@ -1180,6 +1385,92 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
                 "schema": {
                   "$ref": "#/components/schemas/Download"
                 }
+              }
+            },
+            "links": {
+              "getDownload": {
+                "operationId": "getDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "deleteDownload": {
+                "operationId": "deleteDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "extendDownload": {
+                "operationId": "extendDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "pauseDownload": {
+                "operationId": "pauseDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "resumeDownload": {
+                "operationId": "resumeDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "verifyDownload": {
+                "operationId": "verifyDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "refreshDownload": {
+                "operationId": "refreshDownload",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "downloadEvents": {
+                "operationId": "downloadEvents",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "downloadLog": {
+                "operationId": "downloadLog",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "downloadExport": {
+                "operationId": "downloadExport",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "downloadArtwork": {
+                "operationId": "downloadArtwork",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
+              },
+              "downloadFile": {
+                "operationId": "downloadFile",
+                "parameters": {
+                  "id": "$response.body#/id"
+                },
+                "description": "The download created, by its id."
               }
             }
           },
@@ -1793,7 +2084,24 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
             "content": {
               "text/event-stream": {
                 "schema": {
-                  "type": "string"
+                  "type": "object",
+                  "description": "One event (the comments between events carry none).",
+                  "required": [
+                    "event",
+                    "data"
+                  ],
+                  "properties": {
+                    "event": {
+                      "const": "progress"
+                    },
+                    "data": {
+                      "type": "string",
+                      "contentMediaType": "application/json",
+                      "contentSchema": {
+                        "$ref": "#/components/schemas/Download"
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -2410,6 +2718,10 @@ document.getElementById("open").addEventListener("submit", async (ev) => {
               },
               "additionalProperties": false
             }
+          },
+          "proxy_url": {
+            "type": "string",
+            "description": "The proxy listener's base URL as the asking browser reaches it (the listen address, or the name the request's Host used when eddy listens on every address); the player page plays through it."
           }
         },
         "additionalProperties": false

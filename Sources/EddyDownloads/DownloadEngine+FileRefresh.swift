@@ -29,6 +29,11 @@ extension DownloadEngine {
                 job.record(["event": "error", "kind": "refresh", "uri": url.pathAndQuery, "status": status.map(String.init) ?? "-",
                             "ms": ms, "error": reason])
                 done(.failure(DownloadInputError("\(url.pathAndQuery): \(reason)", status: 502)))
+            case .notStored:
+                // Purged since it was whole (no origin was asked): as `export` says, the file is
+                // not held whole; `verify` or `resume` fetch it again (RFC 9110 section 15.5.10).
+                done(.failure(DownloadInputError("download \(job.id): its file is no longer held whole (purged?); "
+                    + "verify or resume it to fetch it again", status: 409)))
             case .unchanged:
                 job.record(["event": "refresh", "result": "unchanged", "uri": url.pathAndQuery, "ms": ms])
                 save(job)

@@ -12,6 +12,8 @@ package final class ChangeProbe {
     package enum Outcome: Equatable {
         case unchanged
         case changed(length: Int?)
+        /// Nothing is stored under the key (purged since): there is no copy to compare.
+        case notStored
         case failed(String, status: Int?)
     }
 
@@ -31,7 +33,7 @@ package final class ChangeProbe {
 
     package func start() {
         guard let r = coordinators.cache.lookup(key, now: coordinators.loop.wallClock()), r.meta.status != 0 else {
-            return finish(.failed("nothing is stored to compare with", status: nil))
+            return finish(.notStored)
         }
         let check = ValidatorCheck(etag: r.meta.etag, lastModified: r.meta.lastModified, length: r.meta.length, contentType: r.meta.contentType)
         let upstream = coordinators.upstream

@@ -42,9 +42,13 @@ enum RequestPlan {
                 return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "cookie")
             }
             if !cacheAvailable { return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "cache unavailable") }
-            // LL-HLS blocking reloads and delta updates are answered by the origin each time.
+            // LL-HLS blocking reloads and delta updates: one resource per playlist and directives
+            // in canonical order, so that the viewers waiting for the same part share one held
+            // request to the origin (a miss's single flight), and late joiners its answer while
+            // it is current (the live-playlist rule).
             if HLSPlaylist.hasDeliveryDirectives(url.pathAndQuery) {
-                return .passThrough(url: url, form: form, checkAddress: checkAddress, reason: "ll-hls directive")
+                return .home(url: url.replacing(pathAndQuery: DeliveryDirectives.canonical(url.pathAndQuery)), form: form,
+                             checkAddress: checkAddress)
             }
             return .home(url: url, form: form, checkAddress: checkAddress)
         }

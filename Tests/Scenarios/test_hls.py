@@ -168,10 +168,17 @@ def test_live_playlist_is_never_older_than_half_its_target(eddy, origins, stream
         t.join()
 
 
-def test_ll_hls_blocking_reload_passes_through(eddy, origins, streams):
-    r = eddy.get("/n/hls/aes/index.m3u8?_HLS_msn=3")
-    assert r.status == 200 and "fwd=bypass" in r.h("cache-status")
-    assert "\n/n/hls/aes/seg0.ts\n" in r.body.decode(), "still rewritten"
+def test_ll_hls_blocking_reload_is_a_resource_of_its_own(eddy, origins, streams):
+    ng = origins[0]
+    start = len(ng.requests())
+    r = eddy.get("/n/hls/aes/index.m3u8?x=1&_HLS_part=0&_HLS_msn=3")
+    assert r.status == 200 and "fwd=uri-miss" in r.h("cache-status"), r.h("cache-status")
+    assert "\n/n/hls/aes/seg0.ts\n" in r.body.decode(), "rewritten"
+    # The same directives in another order: the same key, answered from the cache.
+    r = eddy.get("/n/hls/aes/index.m3u8?_HLS_msn=3&x=1&_HLS_part=0")
+    assert r.status == 200 and r.h("cache-status").startswith("eddy; hit"), r.h("cache-status")
+    asked = [u for _, _, _, u in ng.requests()[start:] if u.startswith("/hls/aes/index.m3u8")]
+    assert asked == ["/hls/aes/index.m3u8?x=1&_HLS_msn=3&_HLS_part=0"], asked
 
 
 def test_corpus_playlists_keep_every_non_uri_byte(eddy, origins):

@@ -180,7 +180,7 @@ def wrk(port, path, conns, seconds, headers=None, script=None, cpu=None):
     return rps, float(tr.group(1)) * mult, int(non2xx.group(1)) if non2xx else 0
 
 
-def hit_rows(both, a, setup, objects=("o16k.bin", "o1m.bin", "o64m.bin"), cpu=None):
+def hit_rows(both, a, setup, objects=("o16k.bin", "o1m.bin", "o64m.bin"), cpu=None, ranges=True):
     """Hits of `objects` (16 KiB, 1 MiB and 64 MiB), and 16 KiB ranges of the 64 MiB object stored
     whole and stored in part, each at 8, 64 and 256 connections: each cell `a.rounds` wrk runs of
     each server, alternately, its row their medians (bench/cells.py). `cpu`: the core wrk runs on
@@ -194,6 +194,8 @@ def hit_rows(both, a, setup, objects=("o16k.bin", "o1m.bin", "o64m.bin"), cpu=No
         for conns in ([8, 64] if a.quick else [8, 64, 256]):
             got = alternate(both, a.rounds, lambda s: wrk(s.port, "/" + obj, conns, a.seconds, cpu=cpu))
             rows.append(median_row("hit throughput %s, %d conns, %s (MB/s)" % (obj, conns, setup), got, 1, "higher is better"))
+    if not ranges:
+        return rows
     # What players ask most of a large file: a range. 16 KiB at 20 MiB, of the object stored
     # whole, then of one stored only around it: a player's seek into a large file that plays
     # while it downloads (nginx stores the 1 MiB slice, eddy what it fetched for the range).
@@ -216,6 +218,8 @@ def main():
     ap.add_argument("--seconds", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3, help="wrk runs of each server per throughput cell (median shown)")
     ap.add_argument("--quick", action="store_true", help="fewer connection counts, one round, no 100k start-up test")
+    ap.add_argument("--hits", action="store_true",
+                    help="only the whole-machine hit rows (16 KiB, 1 MiB, 64 MiB; issue 58's bar), printed; RESULTS.md untouched")
     a = ap.parse_args()
     if a.quick:
         a.rounds = 1
@@ -230,6 +234,18 @@ def main():
                 n = min(left, 8 * MiB)
                 f.write(rnd.randbytes(n))
                 left -= n
+    if a.hits:
+        both = [Eddy(base, origin, a.eddy, workers="auto"), Peer(base, origin, workers="auto")]
+        try:
+            for name, e, n, better, bad in hit_rows(both, a, "whole machine", ranges=False):
+                print("%-60s eddy %10.1f  nginx %10.1f  eddy/nginx %.2f  %s" % (name, e, n, e / n, better))
+        finally:
+            for s in both:
+                s.stop()
+            origin.proc.terminate()
+            origin.proc.wait(10)
+            shutil.rmtree(base, ignore_errors=True)
+        return
     peer, eddy = Peer(base, origin), Eddy(base, origin, a.eddy)
     both = [eddy, peer]
     try:

@@ -77,5 +77,11 @@ public struct CacheStatus: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The short word for the access log: HIT, MISS, PARTIAL, STALE, BYPASS...
-    public var logWord: String { forward.map { $0.rawValue.uppercased() } ?? "HIT" }
+    public var logWord: String {
+        let word = forward.map { $0.rawValue.uppercased() } ?? "HIT"
+        return detail == CacheStatus.readaheadDetail ? word + "+READAHEAD" : word
+    }
+
+    /// The detail of a response whose fill asked the origin only `readahead` past its reader.
+    public static let readaheadDetail = "readahead"
 }

@@ -47,6 +47,20 @@ final class ExchangeStateMachineTests: XCTestCase {
         XCTAssertNil(m.versionCheck(current: 2))
     }
 
+    func test_aFillBoundedByReadahead_isSaidInDetailAndTheLogWord_unlessADetailSaysMore() {
+        var partial = ExchangeStateMachine()
+        partial.lookedUp(.hit)
+        partial.ranAhead()
+        partial.headPlanned(covered: false)
+        XCTAssertEqual(partial.cacheStatus.description, "eddy; fwd=partial; stored; detail=readahead")
+        XCTAssertEqual(partial.cacheStatus.logWord, "PARTIAL+READAHEAD")
+        var swr = ExchangeStateMachine()
+        swr.lookedUp(.serveStaleWhileRevalidating)
+        swr.ranAhead()
+        XCTAssertEqual(swr.cacheStatus.detail, "stale-while-revalidate")
+        XCTAssertEqual(swr.cacheStatus.logWord, "HIT")
+    }
+
     func test_cacheStatus_followsTheLookupAndTheCoverage() {
         var hit = ExchangeStateMachine()
         hit.lookedUp(.hit)

@@ -92,3 +92,24 @@ def test_an_ffprobe_of_a_cold_mp4_costs_what_it_read_plus_one_readahead(ed, orig
     # The bytes a client gets afterwards are the file's.
     got = subprocess.run(["curl", "-sf", "http://127.0.0.1:%d/n/probe.mp4" % ed.port], capture_output=True, timeout=60).stdout
     assert hashlib.sha256(got).digest() == hashlib.sha256(open(path, "rb").read()).digest()
+
+
+def test_a_response_whose_fill_runs_only_readahead_ahead_says_so(ed, origins):
+    """Cache-Status `detail=readahead` and the access log's `+READAHEAD` mark a response whose fill
+    asked the origin only `readahead` past its reader; a range the readahead covers is not marked."""
+    ng = origins[0]
+    make_file(os.path.join(ng.www, "ra-said.bin"), 16 * MiB, 582)
+    s = socket.create_connection(("127.0.0.1", ed.port), timeout=30)
+    s.sendall(b"GET /n/ra-said.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-\r\n\r\n" % MiB)
+    head, _ = read_head(s)
+    s.close()
+    assert head.startswith(b"HTTP/1.1 206") and b"detail=readahead" in head, head
+    s = socket.create_connection(("127.0.0.1", ed.port), timeout=30)
+    s.sendall(b"GET /n/ra-said.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-%d\r\n\r\n" % (8 * MiB, 8 * MiB + 999))
+    head, _ = read_head(s)
+    s.close()
+    assert head.startswith(b"HTTP/1.1 206") and b"detail=" not in head, head
+    lines = [l for l in wait_for(lambda: [l for l in ed.access_log().splitlines() if "/n/ra-said.bin" in l and '" 206 ' in l]
+                                 if len([l for l in ed.access_log().splitlines() if "/n/ra-said.bin" in l]) >= 2 else None,
+                                 10, what="both lines logged")]
+    assert "+READAHEAD " in lines[0] and "+READAHEAD" not in lines[1], lines

@@ -218,6 +218,7 @@ final class CacheExchange {
             // At most `readahead` past the block asked from (issue 58); later fills follow the reader.
             let bound = coordinators.readahead.map { blocks.ceiling(first + 1) + $0 - 1 }
             let asked = last.map { blocks.lastByte(ofBlockHolding: $0) }
+            if let bound, bound < asked ?? Int.max { markReadahead() }
             return .span(first: lo, last: bound.map { Swift.min($0, asked ?? Int.max) } ?? asked)
         case let .suffix(n):
             return .suffix(n)

@@ -88,6 +88,8 @@ struct ExchangeStateMachine {
     /// Offline, the age of a download's copy says nothing a player needs: `hit; detail=offline`.
     mutating func setTTL(_ ttl: Int?) { cacheStatus.ttl = isOffline ? nil : ttl }
     mutating func setStored(_ stored: Bool) { cacheStatus.stored = stored }
+    /// The fill asks only `readahead` past the reader: said in `detail` unless it says more already.
+    mutating func ranAhead() { if cacheStatus.detail == nil { cacheStatus.detail = CacheStatus.readaheadDetail } }
 
     /// Whether to ask the origin for the first missing block before the head (see
     /// `CacheExchange.validateBeforeHead`); at most once per response, never for HEAD, only for a

@@ -27,6 +27,8 @@ package final class ResourceCoordinator {
     var freshnessCache: (version: Int, storedAt: Int, freshness: Freshness)?
     /// Response headers for (version, storedAt), without Age.
     var headerCache: (version: Int, storedAt: Int, headers: HeaderBlock)?
+    /// The stored playlist as last rewritten: the next response for the same URL and form reuses it.
+    package var rewrittenPlaylist: RewrittenPlaylist?
     /// Whether the resource is a playlist, for (version, complete): sniffing needs the first bytes.
     private(set) var playlistCheck: (version: Int, complete: Bool, isPlaylist: Bool)?
     /// The playlist kind, once this resource has been read as an HLS playlist.

@@ -100,11 +100,17 @@ package final class Playlists {
     package static func response(_ playlist: HLSPlaylist, headers: HTTPHeaders, url: UpstreamURL, form: RequestForm,
                          resolver: TargetResolver) -> (body: [UInt8], headers: HTTPHeaders) {
         let body = Array(rewrite(playlist, url: url, form: form, resolver: resolver).text.utf8)
+        return (body, responseHeaders(headers, bodyCount: body.count))
+    }
+
+    /// The stored response's `headers` as a rewritten playlist of `bodyCount` bytes goes out: not
+    /// the origin's ETag (the bytes are eddy's), no ranges, its own length.
+    package static func responseHeaders(_ headers: HTTPHeaders, bodyCount: Int) -> HTTPHeaders {
         var h = headers
         h.remove("ETag")
         h.set("Accept-Ranges", "none")
-        h.set("Content-Length", "\(body.count)")
-        return (body, h)
+        h.set("Content-Length", "\(bodyCount)")
+        return h
     }
 
     /// Rewrites every URI of a playlist fetched from `url` so that it goes through eddy in `form`.

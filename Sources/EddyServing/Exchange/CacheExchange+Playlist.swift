@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyHLS
 import EddyLoop
+import EddyResources
 
 /// HLS playlists: sent whole, rewritten, once every byte is on disk.
 extension CacheExchange {
@@ -17,13 +18,21 @@ extension CacheExchange {
             ticket?.need()
             return
         }
+        let c = coordinator(of: r)
+        if !machine.isOffline, let memo = c.rewrittenPlaylist, memo.matches(r, url: url.description, form: form) {
+            // Rewritten for this URL and form already (the viewers a held reload woke at once).
+            var stored = services.responseHeaders(for: c).headers
+            stored.add("Age", services.age(r, now: services.loop.wallClock()))
+            return sendPlaylist(r, kind: memo.kind, headers: Playlists.responseHeaders(stored, bodyCount: memo.body.count),
+                                body: memo.body, publish: false)
+        }
         guard var playlist = services.playlists.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
             machine.playlistUnreadable()
             respond(r)
             return
         }
-        coordinator(of: r).learned(playlist.kind)
+        c.learned(playlist.kind)
         if machine.isOffline, let recorded = services.recordedPlaylist?(url) {
             // A live playlist a download recorded: offline, the whole recording, not the last window.
             playlist = HLSPlaylist(recorded)
@@ -35,7 +44,7 @@ extension CacheExchange {
                 URIReference.resolve(uri, against: url).map { held.contains($0.description) } ?? false
             }
         }
-        var stored = services.responseHeaders(for: coordinator(of: r)).headers
+        var stored = services.responseHeaders(for: c).headers
         stored.add("Age", services.age(r, now: services.loop.wallClock()))
         if machine.isOffline {
             // Not the origin's representation but this node's offline one: caches after this one
@@ -46,15 +55,24 @@ extension CacheExchange {
             stored.remove("Last-Modified")
         }
         let response = services.loopServices.playlistResponse(playlist, headers: stored, url: url, form: form)
-        var h = response.headers
+        if !machine.isOffline {
+            c.rewrittenPlaylist = RewrittenPlaylist(version: r.version, storedAt: r.meta.storedAt, url: url.description, form: form,
+                                                    kind: playlist.kind, body: response.body)
+        }
+        sendPlaylist(r, kind: playlist.kind, headers: response.headers, body: response.body, publish: true)
+    }
+
+    /// Sends a rewritten playlist whole and completes; `publish`: as a snapshot for later hits.
+    private func sendPlaylist(_ r: CachedResource, kind: PlaylistKind, headers: HTTPHeaders, body bytes: [UInt8], publish: Bool) {
+        var h = headers
         machine.setStored(cacheStatus.forward != nil)
-        if case .live = playlist.kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
+        if case .live = kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
         h.add("Cache-Status", cacheStatus.description) // after a parent's entries, if any
-        publishPlaylist(r, kind: playlist.kind, fields: response.headers, body: response.body)
+        if publish { publishPlaylist(r, kind: kind, fields: headers, body: bytes) }
         body.servedWhole(r.meta.length ?? 0)
         // Held whole before this response, in this version (a hit, or a 304): none from the origin.
         if wholeAtLookup == r.version { allFromCache = true }
-        request.send(status: 200, headers: h, body: isHead ? [] : response.body)
+        request.send(status: 200, headers: h, body: isHead ? [] : bytes)
         complete()
     }
 }

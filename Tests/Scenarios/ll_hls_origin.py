@@ -15,6 +15,7 @@ clock into parts of PART seconds, SEG seconds a segment (RFC 8216bis, Apple's LL
   GET /_stats                               {"keys": {canonical key: requests}, "answered": {key:
                                             [monotonic times]}, "paths": {path: requests}}
   GET /_reset                               zeroes the counts
+  GET /_set?fail=503                        answers every blocking reload 503 (fail= to stop)
 
 --part, --seg set the durations; the first part is done PART seconds after start.
 """
@@ -31,6 +32,7 @@ T0 = time.monotonic()
 LOCK = threading.Lock()
 CHANGED = threading.Condition(LOCK)
 STATS = {"keys": {}, "answered": {}, "paths": {}}
+FAIL = {"status": None}
 
 
 def done_parts():
@@ -101,6 +103,9 @@ class Handler(BaseHTTPRequestHandler):
         if u.path == "/_stats":
             with LOCK:
                 return self.send(200, json.dumps(STATS).encode(), "application/json")
+        if u.path == "/_set":
+            FAIL["status"] = int(q["fail"][0]) if q.get("fail", [""])[0] else None
+            return self.send(200, b"ok")
         if u.path == "/_reset":
             with LOCK:
                 for v in STATS.values():
@@ -130,6 +135,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             STATS["keys"][key] = STATS["keys"].get(key, 0) + 1
         cc = [("Cache-Control", "max-age=%d" % max(1, round(A.seg / 2)))]
+        if msn is not None and FAIL["status"]:
+            return self.send(FAIL["status"], b"failing on purpose", extra=[("Retry-After", "1")])
         if msn is not None:
             try:
                 msn, part = int(msn), (int(part) if part is not None else None)

@@ -95,3 +95,28 @@ def test_viewers_of_a_low_latency_channel_cost_the_origin_one_request_per_part(o
         assert p99 < 0.25, p99
     finally:
         e.stop()
+
+
+def test_the_origins_400_and_503_pass_through_and_are_not_kept(origins, tmp_path, ll_origin):
+    """A reload past the spec's limit gets the origin's 400, and a failing origin's 503 reaches
+    every viewer as it is (RFC 8216bis section 6.2.5.2); neither is kept for the next viewer: once
+    the origin recovers, the same reload is answered."""
+    ng, fo, _ = origins
+    e = Eddy(str(tmp_path), ng, fo, ["--origin", "/ll/=http://127.0.0.1:%d/" % ll_origin])
+    try:
+        r = e.get("/ll/live/index.m3u8?_HLS_msn=100000")
+        assert r.status == 400, (r.status, r.body[:200])
+        text = e.get("/ll/live/index.m3u8").body.decode()
+        m = HINT.search(text)
+        n, p = int(m.group(2)), int(m.group(3))
+        path = "/ll/live/index.m3u8?_HLS_msn=%d&_HLS_part=%d" % (n, p)
+        request(ll_origin, "/_set?fail=503")
+        for _ in range(3):
+            r = e.get(path)
+            assert r.status == 503 and r.h("retry-after") == "1", (r.status, r.headers)
+        request(ll_origin, "/_set?fail=")
+        r = e.get(path)
+        assert r.status == 200 and 'seg%d.%d.m4s"' % (n, p) in r.body.decode(), (r.status, r.body[:300])
+        assert stats(ll_origin)["keys"]["/live/index.m3u8&_HLS_msn=%d&_HLS_part=%d" % (n, p)] == 4
+    finally:
+        e.stop()

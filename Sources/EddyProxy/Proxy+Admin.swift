@@ -76,9 +76,11 @@ extension Proxy {
             h.set("Cache-Control", "no-cache")
             h.set("X-Content-Type-Options", "nosniff")
             // The page loads only its own script and style, and talks only to this listener; the
-            // player's media comes from the proxy listener, as this browser reaches it.
-            h.set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                + "media-src 'self' \(proxyURL(askedAt: request.headers["Host"]))")
+            // player's media comes from the proxy listener, as this browser reaches it: a
+            // host-source without a scheme, which takes the page's own (CSP 3 section 6.7.2.8).
+            var csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'"
+            if path == "/play.html" { csp += "; media-src 'self' " + proxyURL(askedAt: request.headers["Host"]).dropFirst("http://".count) }
+            h.set("Content-Security-Policy", csp)
             let etag = EmbeddedFileTags.byPath[path]
             if let etag { h.set("ETag", etag) }
             if case .notModified = Preconditions.evaluate(headers: request.headers, etag: etag, lastModified: nil) {

@@ -30,7 +30,7 @@ MEDIA = [
 ]
 # The admin API's GET operations with a finite answer (not /api/events, a stream that does not
 # end; not a download's, there is none), and a 404. "{clip}": the cached clip.mp4's key.
-ADMIN = ["/healthz", "/readyz", "/metrics", "/", "/dashboard.css", "/dashboard.js", "/api/openapi.json",
+ADMIN = ["/healthz", "/readyz", "/metrics", "/", "/dashboard.css", "/dashboard.js", "/play.html", "/play.js", "/api/openapi.json",
          "/api/cache", "/api/fills", "/api/resources", "/api/resources/{clip}", "/api/downloads",
          "/api/variants?url=/n/hls/fmp4/master.m3u8", "/api/nonexistent"]
 # Notes of eddy's that REDbot raises and nginx does not, or that the admin API raises, with the

@@ -158,6 +158,8 @@ extension CacheExchange {
         }
         let covered = coverage()
         if !covered && validateBeforeHead(r) { return } // respond() runs again with the origin's answer
+        // A discovery cut by `readahead` ran ahead only if the body goes past its bound.
+        if let b = discoveryBound, r.meta.length.map({ $0 - 1 > b }) ?? true { markReadahead() }
         machine.headPlanned(covered: covered)
         machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock()))
         extra.add("Cache-Status", cacheStatus.description)

@@ -24,7 +24,7 @@ extension CacheExchange {
             var stored = services.responseHeaders(for: c).headers
             stored.add("Age", services.age(r, now: services.loop.wallClock()))
             return sendPlaylist(r, kind: memo.kind, headers: Playlists.responseHeaders(stored, bodyCount: memo.body.count),
-                                body: memo.body, publish: false)
+                                body: memo.body)
         }
         guard var playlist = services.playlists.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
@@ -59,16 +59,17 @@ extension CacheExchange {
             c.rewrittenPlaylist = RewrittenPlaylist(version: r.version, storedAt: r.meta.storedAt, url: url.description, form: form,
                                                     kind: playlist.kind, body: response.body)
         }
-        sendPlaylist(r, kind: playlist.kind, headers: response.headers, body: response.body, publish: true)
+        sendPlaylist(r, kind: playlist.kind, headers: response.headers, body: response.body)
     }
 
-    /// Sends a rewritten playlist whole and completes; `publish`: as a snapshot for later hits.
-    private func sendPlaylist(_ r: CachedResource, kind: PlaylistKind, headers: HTTPHeaders, body bytes: [UInt8], publish: Bool) {
+    /// Sends a rewritten playlist whole and completes. Each response publishes it as a snapshot
+    /// for later hits on the loop that took the request (each loop keeps its own table).
+    private func sendPlaylist(_ r: CachedResource, kind: PlaylistKind, headers: HTTPHeaders, body bytes: [UInt8]) {
         var h = headers
         machine.setStored(cacheStatus.forward != nil)
         if case .live = kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }
         h.add("Cache-Status", cacheStatus.description) // after a parent's entries, if any
-        if publish { publishPlaylist(r, kind: kind, fields: headers, body: bytes) }
+        publishPlaylist(r, kind: kind, fields: headers, body: bytes)
         body.servedWhole(r.meta.length ?? 0)
         // Held whole before this response, in this version (a hit, or a 304): none from the origin.
         if wholeAtLookup == r.version { allFromCache = true }

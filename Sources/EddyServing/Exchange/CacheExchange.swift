@@ -36,6 +36,8 @@ final class CacheExchange {
     /// The response's state and `Cache-Status` (see `ExchangeStateMachine`).
     var machine = ExchangeStateMachine()
     var cacheStatus: CacheStatus { machine.cacheStatus }
+    /// The last byte a discovery asked for when `readahead` cut the client's range (`markReadahead`).
+    var discoveryBound: Int?
     /// True once the response is complete, abandoned or passed through.
     var done: Bool { machine.isDone }
     var bytesServed: Int { body.bytesServed }
@@ -218,7 +220,7 @@ final class CacheExchange {
             // At most `readahead` past the block asked from (issue 58); later fills follow the reader.
             let bound = coordinators.readahead.map { blocks.ceiling(first + 1) + $0 - 1 }
             let asked = last.map { blocks.lastByte(ofBlockHolding: $0) }
-            if let bound, bound < asked ?? Int.max { markReadahead() }
+            if let bound, bound < asked ?? Int.max { discoveryBound = bound }
             return .span(first: lo, last: bound.map { Swift.min($0, asked ?? Int.max) } ?? asked)
         case let .suffix(n):
             return .suffix(n)

@@ -73,7 +73,7 @@ public struct AdminRequestGuard: Sendable {
     }
 
     /// The name part of a Host value: `[::1]:9090` is `[::1]`, `example:80` is `example`.
-    static func name(ofHost host: String) -> String {
+    public static func name(ofHost host: String) -> String {
         if host.hasPrefix("[") { return host.firstIndex(of: "]").map { String(host[...$0]) } ?? host }
         return host.split(separator: ":", maxSplits: 1).first.map(String.init) ?? host
     }

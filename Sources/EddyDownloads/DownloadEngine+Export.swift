@@ -92,9 +92,7 @@ extension DownloadEngine {
     /// The job's offline URL on the proxy listener (a wildcard listen address is reached on loopback).
     package func offlineURL(_ job: DownloadJob) -> String {
         var layout = ExportLayout(root: job.url)
-        let host = ["0.0.0.0", "::", ""].contains(selfAuthority.host) ? "127.0.0.1" : selfAuthority.host
-        let authority = host.contains(":") ? "[\(host)]:\(selfAuthority.port)" : "\(host):\(selfAuthority.port)"
-        return "http://\(authority)\(DownloadEngine.offlinePrefix)\(job.id)/\(layout.path(for: job.url))"
+        return "\(selfAuthority.baseURL())\(DownloadEngine.offlinePrefix)\(job.id)/\(layout.path(for: job.url))"
     }
 
     /// The stored playlist at `url`, read on its home, then handed to `done` on the main loop;

@@ -9,6 +9,8 @@
 public enum DeliveryDirectives {
     /// The directive names, in canonical order.
     static let names = ["_HLS_msn", "_HLS_part", "_HLS_skip"]
+    /// Each name and its `=`, as a parameter starts with it.
+    static let prefixes = names.map { $0 + "=" }
 
     /// `pathAndQuery` with its delivery directives moved after every other parameter, in the
     /// order `_HLS_msn`, `_HLS_part`, `_HLS_skip`; other parameters keep their order and bytes.

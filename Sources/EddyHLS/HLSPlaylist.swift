@@ -134,8 +134,8 @@ public struct HLSPlaylist: Sendable {
     public static func hasDeliveryDirectives(_ pathAndQuery: String) -> Bool {
         // A byte scan first: this runs on every request, and almost none carry a query.
         guard let q = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
-        return pathAndQuery[q...].split(whereSeparator: { $0 == "?" || $0 == "&" }).contains {
-            $0.hasPrefix("_HLS_msn=") || $0.hasPrefix("_HLS_part=") || $0.hasPrefix("_HLS_skip=")
+        return pathAndQuery[q...].split(whereSeparator: { $0 == "?" || $0 == "&" }).contains { param in
+            DeliveryDirectives.prefixes.contains { param.hasPrefix($0) }
         }
     }
 

@@ -171,15 +171,6 @@ extension Proxy {
     /// The proxy listener's base URL for a browser that reached the admin listener at `host`
     /// (its Host field): a wildcard listen address is reached by the name the browser used.
     func proxyURL(askedAt host: String?) -> String {
-        var name = config.listenHost
-        if ["0.0.0.0", "::", ""].contains(name) {
-            let asked = host ?? "127.0.0.1"
-            // Host is host[:port] or [v6]:port (RFC 9110 section 7.2): drop the port.
-            name = asked.hasPrefix("[") ? String(asked.prefix(through: asked.firstIndex(of: "]") ?? asked.endIndex))
-                : String(asked.split(separator: ":", maxSplits: 1).first ?? "127.0.0.1")
-        } else if name.contains(":") {
-            name = "[\(name)]"
-        }
-        return "http://\(name):\(server.boundPort)"
+        SelfAuthority(host: config.listenHost, port: server.boundPort).baseURL(reachedAs: host.map(AdminRequestGuard.name(ofHost:)))
     }
 }

@@ -30,14 +30,14 @@ struct AdminOptions: ParsableArguments {
         let token = adminToken ?? ProcessInfo.processInfo.environment["EDDY_ADMIN_TOKEN"] ?? file?.adminToken
         if let admin { return AdminClient(address: admin, token: token) }
         if let a = file?.admin { return AdminClient(address: "\(a.host):\(a.port)", token: token) }
-        return AdminClient(address: "127.0.0.1:9090", token: token)
+        return AdminClient(address: "\(ProxyConfig.defaultAdmin.host):\(ProxyConfig.defaultAdmin.port)", token: token)
     }
 
     /// Prints why the admin listener could not be reached, once, with what to do, and returns
     /// exit status 2 (scripts tell "down" from "said no").
     func unreachable(_ error: Error) -> ExitCode {
         FileHandle.standardError.write(Data(("eddy: cannot reach eddy's admin listener at \(client.address): \(error). "
-            + "`eddy serve` opens it on 127.0.0.1:9090 unless started with --no-admin; "
+            + "`eddy serve` opens it on \(ProxyConfig.defaultAdmin.host):\(ProxyConfig.defaultAdmin.port) unless started with --no-admin; "
             + "if it was started with --admin HOST:PORT, pass the same --admin here.\n").utf8))
         return ExitCode(2)
     }

@@ -18,6 +18,20 @@ def free_port():
         return s.getsockname()[1]
 
 
+def port_free(port):
+    """True when `port` on loopback can be bound as eddy binds it (SO_REUSEADDR: a connection of an
+    earlier test in TIME_WAIT does not count)."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 def wait_for(predicate, timeout, interval=0.05, what=None):
     """Calls `predicate` every `interval` seconds until it returns something truthy, and returns
     that: a test waits for the state it needs (a job completed, a line logged, a count published)

@@ -1,24 +1,11 @@
 """A newcomer's first hour (issue 63): `eddy serve --origin URL` and then `eddy download add URL
 --wait` with no other flag, the admin listener's default on 127.0.0.1:9090, what a port in use and
 an unreachable listener say."""
-import os, socket, subprocess
+import os, subprocess
 import pytest
-from conftest import EDDY, free_port, make_file, sha, stop_process, wait_port, request, MiB
+from conftest import EDDY, free_port, make_file, port_free, sha, stop_process, wait_port, request, MiB
 
 DEFAULT_ADMIN = 9090
-
-
-def port_free(port):
-    s = socket.socket()
-    # As eddy binds (SO_REUSEADDR): a connection of an earlier test in TIME_WAIT does not count.
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        s.bind(("127.0.0.1", port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
 
 
 def serve(tmp_path, ng, name, extra=()):

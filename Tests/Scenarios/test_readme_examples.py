@@ -3,9 +3,9 @@
 eddy's port, ID for the download's id; every other word is the README's. Each example line is
 listed in EXAMPLES with what running it checks, or why it is not run here (it needs a display or
 a live origin); a line added to those blocks without an entry fails the test."""
-import hashlib, os, re, shutil, socket, subprocess
+import hashlib, os, re, shutil, subprocess
 import pytest
-from conftest import EDDY, ROOT, free_port, ff, request, stop_process, wait_for, wait_port
+from conftest import EDDY, ROOT, free_port, ff, port_free, request, stop_process, wait_for, wait_port
 from test_downloads import ASSET, make_asset
 
 DEFAULT_ADMIN = 9090
@@ -28,18 +28,6 @@ def readme_block(section):
                 lines.append(re.sub(r"\s+", " ", joined.split("   #")[0].strip()))
             joined = ""
     return lines
-
-
-def port_free(port):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        s.bind(("127.0.0.1", port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
 
 
 class Shell:

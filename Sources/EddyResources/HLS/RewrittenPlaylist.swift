@@ -10,17 +10,17 @@ import EddyHLS
 package struct RewrittenPlaylist {
     package let version: Int
     package let storedAt: Int
-    package let url: String
+    package let url: UpstreamURL
     package let form: RequestForm
     package let kind: PlaylistKind
     package let body: [UInt8]
 
-    package init(version: Int, storedAt: Int, url: String, form: RequestForm, kind: PlaylistKind, body: [UInt8]) {
+    package init(version: Int, storedAt: Int, url: UpstreamURL, form: RequestForm, kind: PlaylistKind, body: [UInt8]) {
         (self.version, self.storedAt, self.url, self.form, self.kind, self.body) = (version, storedAt, url, form, kind, body)
     }
 
     /// True when it was made from this version and refresh of the resource, for this URL and form.
-    package func matches(_ r: CachedResource, url: String, form: RequestForm) -> Bool {
+    package func matches(_ r: CachedResource, url: UpstreamURL, form: RequestForm) -> Bool {
         version == r.version && storedAt == r.meta.storedAt && self.form == form && self.url == url
     }
 }

@@ -19,10 +19,10 @@ extension CacheExchange {
             return
         }
         let c = coordinator(of: r)
-        if !machine.isOffline, let memo = c.rewrittenPlaylist, memo.matches(r, url: url.description, form: form) {
+        var stored = services.responseHeaders(for: c).headers
+        stored.add("Age", services.age(r, now: services.loop.wallClock()))
+        if !machine.isOffline, let memo = c.rewrittenPlaylist, memo.matches(r, url: url, form: form) {
             // Rewritten for this URL and form already (the viewers a held reload woke at once).
-            var stored = services.responseHeaders(for: c).headers
-            stored.add("Age", services.age(r, now: services.loop.wallClock()))
             return sendPlaylist(r, kind: memo.kind, headers: Playlists.responseHeaders(stored, bodyCount: memo.body.count),
                                 body: memo.body)
         }
@@ -44,8 +44,6 @@ extension CacheExchange {
                 URIReference.resolve(uri, against: url).map { held.contains($0.description) } ?? false
             }
         }
-        var stored = services.responseHeaders(for: c).headers
-        stored.add("Age", services.age(r, now: services.loop.wallClock()))
         if machine.isOffline {
             // Not the origin's representation but this node's offline one: caches after this one
             // (a child eddy, a browser) must ask again, and get the whole one once the origin is back.
@@ -56,7 +54,7 @@ extension CacheExchange {
         }
         let response = services.loopServices.playlistResponse(playlist, headers: stored, url: url, form: form)
         if !machine.isOffline {
-            c.rewrittenPlaylist = RewrittenPlaylist(version: r.version, storedAt: r.meta.storedAt, url: url.description, form: form,
+            c.rewrittenPlaylist = RewrittenPlaylist(version: r.version, storedAt: r.meta.storedAt, url: url, form: form,
                                                     kind: playlist.kind, body: response.body)
         }
         sendPlaylist(r, kind: playlist.kind, headers: response.headers, body: response.body)

@@ -4,7 +4,7 @@ import EddyLoop
 import Foundation
 
 /// `GET /api/downloads/{id}/events`: the job's JSON as server-sent events (`event: progress`),
-/// at most every 100 ms while it changes, and a comment line every 15 s to keep proxies from
+/// at most every 100 ms while it changes (its end at once), and a comment line every 15 s to keep proxies from
 /// closing an idle stream. The stream ends after the event that shows the job completed,
 /// failed or cancelled.
 final class DownloadEvents {
@@ -34,7 +34,11 @@ final class DownloadEvents {
         heartbeat = LoopTimer(loop: loop, repeating: true) { [weak self] in self?.write(": keep-alive\n\n") }
         heartbeat?.schedule(after: 15)
         token = api.engine.observe { [weak self] j in
-            guard let self, j === self.job, !self.pending else { return }
+            guard let self, j === self.job else { return }
+            // The job's end is sent at once: a script waiting on the stream for `completed` learns
+            // it when eddy does, not up to 100 ms later. Other changes are coalesced.
+            if j.state.isTerminal { return self.flush() }
+            guard !self.pending else { return }
             self.pending = true
             self.timer?.schedule(after: 0.1)
         }

@@ -90,8 +90,6 @@ package final class DownloadJob {
     /// The job's access and error log, newest last, bounded.
     package private(set) var log: [[String: String]] = []
     static let maxLog = 2000
-    /// One formatter for every log entry (making one is far dearer than using it).
-    nonisolated(unsafe) private static let timeFormat = ISO8601DateFormatter()
     /// (monotonic seconds, bytes done) samples for the rate.
     private var samples: [(Double, Int)] = []
 
@@ -124,7 +122,7 @@ package final class DownloadJob {
     /// Records an event in the log (each segment request, each error).
     func record(_ fields: [String: String]) {
         var f = fields
-        f["time"] = DownloadJob.timeFormat.string(from: Date())
+        f["time"] = ISO8601Time.format(Int(Date().timeIntervalSince1970))
         log.append(f)
         if log.count > DownloadJob.maxLog { log.removeFirst(log.count - DownloadJob.maxLog) }
     }

@@ -87,12 +87,7 @@ public final class AccessLog {
     private var lastISO: (second: Int, text: String) = (-1, "")
 
     /// `"2026-11-21T10:00:00Z"`, quoted.
-    static func isoDate(_ t: Int) -> String {
-        var time = time_t(t), tm = Glibc.tm()
-        gmtime_r(&time, &tm)
-        let p = { (v: Int32, w: Int) in String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
-        return "\"\(p(tm.tm_year + 1900, 4))-\(p(tm.tm_mon + 1, 2))-\(p(tm.tm_mday, 2))T\(p(tm.tm_hour, 2)):\(p(tm.tm_min, 2)):\(p(tm.tm_sec, 2))Z\""
-    }
+    static func isoDate(_ t: Int) -> String { "\"\(ISO8601Time.format(t))\"" }
 
     static func clfDate(_ t: Int) -> String {
         // HTTPDate gives "Sun, 06 Nov 1994 08:49:37 GMT"; CLF wants "06/Nov/1994:08:49:37 +0000".

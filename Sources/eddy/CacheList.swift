@@ -1,4 +1,5 @@
 import ArgumentParser
+import EddyCore
 import Foundation
 
 /// `eddy cache ls [PREFIX]`: cached resources, a page at a time or all of them.
@@ -42,8 +43,5 @@ struct CacheList: ParsableCommand {
 
     static func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count + 1), withPad: " ", startingAt: 0) }
 
-    static func time(_ unix: Int) -> String {
-        let f = ISO8601DateFormatter()
-        return f.string(from: Date(timeIntervalSince1970: TimeInterval(unix)))
-    }
+    static func time(_ unix: Int) -> String { ISO8601Time.format(unix) }
 }

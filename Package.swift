@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers, bottom to top (dependencies only point down):
-//   C shims (CLibevent, CCurl, CSQLite, CSystem)  -> no logic, only what Swift cannot import directly
+//   C shims (CLibevent, CCurl, CSQLite, CSystem, CLibXML2)  -> no logic, only what Swift cannot import directly
 //   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
 //   EddyHLS    pure HLS playlist model: parse, classify, rewrite URIs byte-exactly; no I/O
+//   EddyDASH   MPEG-DASH manifests (MPD): recognise, parse with libxml2 (no DTDs), rewrite URLs; no I/O
 //   EddyLoop   event-loop wrappers: the HTTP/1.1 server (eddy's own, on libevent), timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
 //   EddyResources  one home per loop for its resources: coordinators, fills, playlists and
@@ -39,14 +40,18 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]), // libcurl is opened at run time (CCurl.h)
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
         .target(name: "CSystem", linkerSettings: [.linkedLibrary(":libz.a")]),
+        // libxml2 is opened at run time (CLibXML2.h); only its headers are needed to build.
+        .target(name: "CLibXML2", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "EddyCore", dependencies: [
             .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
         ]),
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
+        .target(name: "EddyDASH", dependencies: ["CLibXML2", "EddyCore"],
+                swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
         .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "EddyResources", dependencies: [
-            "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            "EddyCore", "EddyHLS", "EddyDASH", "EddyLoop", "EddyCache",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "EddyDownloads", dependencies: [
@@ -81,6 +86,8 @@ let package = Package(
         .target(name: "EddyTestSupport", path: "Tests/EddyTestSupport"),
         .testTarget(name: "EddyCoreTests", dependencies: ["EddyCore", "EddyTestSupport"]),
         .testTarget(name: "EddyHLSTests", dependencies: ["EddyHLS", "EddyCore", "EddyTestSupport"]),
+        .testTarget(name: "EddyDASHTests", dependencies: ["EddyDASH", "EddyCore"],
+                    swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),

@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyDASH
 import EddyHLS
 import EddyLoop
 import Logging
@@ -49,7 +50,8 @@ package final class Playlists {
     /// `coordinator` is `r`'s, when the caller holds it already.
     package func kind(of r: CachedResource, url: UpstreamURL, coordinator: ResourceCoordinator? = nil) -> PlaylistKind? {
         let c = coordinator ?? coordinators.of(r)
-        if c.hlsKind == nil, isPlaylist(r, url: url, coordinator: c), let p = readPlaylist(r) { c.learned(p.kind) }
+        // An MPD's kind is learnt when it is served (`mpdResponse`), never by reading it as HLS.
+        if c.hlsKind == nil, isPlaylist(r, url: url, coordinator: c), !isMPD(r, url: url), let p = readPlaylist(r) { c.learned(p.kind) }
         return c.hlsKind
     }
 
@@ -63,12 +65,29 @@ package final class Playlists {
 
     private func checkPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
         if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
+        if MPDSniffer.isMPDType(r.meta.contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) { return true }
+        guard let head = genericHead(r) else { return false }
+        return HLSPlaylist.looksLikePlaylist(head) || MPDSniffer.looksLikeMPD(head)
+    }
+
+    /// True when the stored resource is an MPEG-DASH manifest (served rewritten, as playlists are):
+    /// by media type, `.mpd` path, or, for generic and XML types, a body opening an `MPD` element.
+    package func isMPD(_ r: CachedResource, url: UpstreamURL) -> Bool {
+        if HLSPlaylist.isPlaylistType(r.meta.contentType) { return false }
+        if MPDSniffer.isMPDType(r.meta.contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) { return true }
+        return genericHead(r).map(MPDSniffer.looksLikeMPD) ?? false
+    }
+
+    /// The first bytes of a stored body whose media type does not say what it is (none, octet
+    /// stream, plain text, XML), to sniff; nil for other types or when they are not stored.
+    private func genericHead(_ r: CachedResource) -> [UInt8]? {
         let ct = r.meta.contentType?.lowercased() ?? ""
-        guard ct.isEmpty || ct.hasPrefix("application/octet-stream") || ct.hasPrefix("text/plain"),
-              (r.meta.length ?? 0) <= Playlists.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return false }
-        let n = Swift.min(10, r.meta.length ?? 10)
-        guard let head = cache.read(r, 0..<n) else { return false }
-        return HLSPlaylist.looksLikePlaylist(head)
+        let generic = ["application/octet-stream", "text/plain", "application/xml", "text/xml"]
+        guard ct.isEmpty || generic.contains(where: ct.hasPrefix),
+              (r.meta.length ?? 0) <= Playlists.maxPlaylistBytes, r.confirmed.contains(0..<7) else { return nil }
+        // Enough for an XML declaration and a comment before `<MPD`; #EXTM3U needs 7.
+        let n = Swift.min(r.confirmed.contiguousLength(from: 0), Swift.min(512, r.meta.length ?? 512))
+        return cache.read(r, 0..<n)
     }
 
     /// The whole stored playlist, if complete, small enough and UTF-8 (RFC 8216 section 4.1).

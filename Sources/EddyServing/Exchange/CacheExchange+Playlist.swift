@@ -4,7 +4,7 @@ import EddyHLS
 import EddyLoop
 import EddyResources
 
-/// HLS playlists: sent whole, rewritten, once every byte is on disk.
+/// HLS playlists (and MPDs, `serveMPD`): sent whole, rewritten, once every byte is on disk.
 extension CacheExchange {
     // MARK: - playlists
 
@@ -26,6 +26,7 @@ extension CacheExchange {
             return sendPlaylist(r, kind: memo.kind, headers: Playlists.responseHeaders(stored, bodyCount: memo.body.count),
                                 body: memo.body)
         }
+        if services.playlists.isMPD(r, url: url) { return serveMPD(r, coordinator: c, stored: stored) }
         guard var playlist = services.playlists.readPlaylist(r) else {
             // Too large or not text after all: serve the stored bytes as they are.
             machine.playlistUnreadable()
@@ -62,7 +63,7 @@ extension CacheExchange {
 
     /// Sends a rewritten playlist whole and completes. Each response publishes it as a snapshot
     /// for later hits on the loop that took the request (each loop keeps its own table).
-    private func sendPlaylist(_ r: CachedResource, kind: PlaylistKind, headers: HTTPHeaders, body bytes: [UInt8]) {
+    func sendPlaylist(_ r: CachedResource, kind: PlaylistKind, headers: HTTPHeaders, body bytes: [UInt8]) {
         var h = headers
         machine.setStored(cacheStatus.forward != nil)
         if case .live = kind {} else { machine.setTTL(services.ttl(coordinator(of: r), now: services.loop.wallClock())) }

@@ -106,8 +106,7 @@ final class DirectExchange {
         if (300..<400).contains(head.status), let mapped = services.clientLocation(head.headers["Location"], base: url, form: form) {
             h.set("Location", mapped)
         }
-        if head.status == 200, request.method == "GET",
-           HLSPlaylist.isPlaylistType(head.headers["Content-Type"]) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) {
+        if head.status == 200, request.method == "GET", Playlists.isManifest(contentType: head.headers["Content-Type"], url: url) {
             playlistBody = []
             playlistHead = h
             return true
@@ -132,7 +131,16 @@ final class DirectExchange {
         transfer = nil
         guard !done else { return }
         if error == nil, let body = playlistBody, var h = playlistHead {
-            if let playlist = Playlists.playlist(from: body) {
+            if Playlists.isMPD(contentType: h["Content-Type"], url: url, head: body) {
+                // An MPD passed through (no-store): rewritten as a stored one is, or a 502.
+                switch Playlists.mpd(body, url: url, form: form, resolver: services.routing.resolver) {
+                case let .success((rewritten, _)):
+                    request.send(status: 200, headers: Playlists.responseHeaders(h, bodyCount: rewritten.count), body: rewritten)
+                case let .failure(e):
+                    services.logger.warning("origin sent an MPD eddy does not serve", metadata: ["url": "\(url)", "reason": "\(e)"])
+                    request.sendError(502, "the origin's MPD: \(e)")
+                }
+            } else if let playlist = Playlists.playlist(from: body) {
                 let response = services.playlistResponse(playlist, headers: h, url: url, form: form)
                 request.send(status: 200, headers: response.headers, body: response.body)
             } else {

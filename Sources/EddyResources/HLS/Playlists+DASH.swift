@@ -1,0 +1,54 @@
+import EddyCache
+import EddyCore
+import EddyDASH
+import EddyHLS
+
+/// MPEG-DASH manifests through the proxy: served rewritten so that every URL they name goes
+/// through eddy, as HLS playlists are.
+extension Playlists {
+    /// The stored MPD `r`, fetched from `url`, rewritten for `form`: its body and its kind (a
+    /// dynamic MPD with `minimumUpdatePeriod` P is live with a "target duration" of 2P, so the
+    /// live-playlist rule keeps it no longer than P, ISO/IEC 23009-1 section 5.4), or why it is
+    /// not an MPD eddy serves.
+    package func mpdResponse(_ r: CachedResource, url: UpstreamURL, form: RequestForm) -> Result<([UInt8], PlaylistKind), MPDError> {
+        guard r.isComplete, let len = r.meta.length, cache.verify(r, 0..<len) else { return .failure(MPDError("the MPD is not stored whole")) }
+        guard len <= MPDDocument.maxBytes else { return .failure(MPDError("the MPD is larger than \(MPDDocument.maxBytes) bytes")) }
+        guard let bytes = cache.read(r, 0..<len) else { return .failure(MPDError("the stored MPD could not be read")) }
+        return Playlists.mpd(bytes, url: url, form: form, resolver: resolver)
+    }
+
+    /// True when a response with `contentType` from `url` is an HLS playlist or an MPD by its
+    /// type or path alone (a pass-through response collects such a body whole to rewrite it).
+    package static func isManifest(contentType: String?, url: UpstreamURL) -> Bool {
+        HLSPlaylist.isPlaylistType(contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery)
+            || MPDSniffer.isMPDType(contentType) || MPDSniffer.isMPDPath(url.pathAndQuery)
+    }
+
+    /// True when a body collected as a manifest (`isManifest`) is an MPD rather than a playlist.
+    package static func isMPD(contentType: String?, url: UpstreamURL, head: [UInt8]) -> Bool {
+        if HLSPlaylist.isPlaylistType(contentType) { return false }
+        return MPDSniffer.isMPDType(contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) || MPDSniffer.looksLikeMPD(Array(head.prefix(512)))
+    }
+
+    /// `bytes`, an MPD fetched from `url`, rewritten for `form` (see `mpdResponse`). Any loop.
+    package static func mpd(_ bytes: [UInt8], url: UpstreamURL, form: RequestForm,
+                            resolver: TargetResolver) -> Result<([UInt8], PlaylistKind), MPDError> {
+        let doc: MPDDocument
+        do { doc = try MPDDocument(bytes) } catch let e as MPDError { return .failure(e) } catch { return .failure(MPDError("\(error)")) }
+        let viewer = resolver.cacheKeys.viewerParameters(of: url)
+        doc.rewriteURLs(documentURL: url.description, resolve: { ref, base in
+            UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(ref, against: $0) }?.description
+        }, target: { absolute in
+            UpstreamURL.parse(Substring(absolute)).flatMap {
+                resolver.eddyTarget(for: resolver.cacheKeys.personalize($0, for: viewer), form: form)
+            }
+        })
+        let kind: PlaylistKind
+        if doc.isDynamic, let period = doc.minimumUpdatePeriod {
+            kind = .live(targetDuration: 2 * period)
+        } else {
+            kind = .vod
+        }
+        return .success((doc.serialized(), kind))
+    }
+}

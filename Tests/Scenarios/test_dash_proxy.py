@@ -124,3 +124,22 @@ def test_an_mpd_passed_through_uncached_is_rewritten_too(eddy, dash):
     assert [b.base_url_value for b in MPEGDASHParser.parse(text).base_urls] == ["/n/dash/"]
     open(os.path.join(d, "bad.mpd"), "w").write('<MPD xmlns="%s"><Period></MPD>' % MPD_NS)
     assert eddy.get("/n/nocache/dash/bad.mpd").status == 502
+
+
+def test_the_segments_after_the_one_a_player_reads_are_prefetched(eddy, dash):
+    """As for HLS (`prefetch_segments`, 2 by default): the MPD's SegmentTimeline lists each
+    representation's segments, so asking for the first video segment brings the next two into
+    the cache before the player asks for them."""
+    ng, d, _ = dash
+    text = eddy.get("/n/dash/abs.mpd").body.decode()
+    first = "chunk-stream0-00001.m4s"
+    assert os.path.exists(os.path.join(d, first)) and "$Number%05d$" in text, text
+    before = len(ng.requests())
+    assert eddy.get("/n/dash/" + first).status == 200
+    wanted = {"/dash/chunk-stream0-00002.m4s", "/dash/chunk-stream0-00003.m4s"}
+    wait_for(lambda: wanted <= {u for _, _, _, u in ng.requests()[before:]}, 10,
+             what=lambda: "the next two segments at the origin: %r" % [u for _, _, _, u in ng.requests()[before:]])
+    before = len(ng.requests())
+    r = eddy.get("/n/dash/chunk-stream0-00002.m4s")
+    assert r.status == 200 and r.body == open(os.path.join(d, "chunk-stream0-00002.m4s"), "rb").read()
+    assert "hit" in r.h("cache-status"), r.h("cache-status")

@@ -1,7 +1,7 @@
 import EddyCore
 import EddyHLS
 
-/// What eddy learned from the media playlists it served: which segments follow each segment in its
+/// What eddy learned from the media playlists (and MPDs) it served: which segments follow each segment in its
 /// rendition (for prefetch) and which URLs are encryption keys. Bounded: it forgets everything past
 /// `capacity` entries rather than grow with a long live stream. One for the whole proxy: a
 /// playlist is learned on its home loop and read on the homes of its segments and keys, so the
@@ -20,9 +20,15 @@ package final class HLSDirectory: Sendable {
     /// it, by cache key (`keyOf`, see `TargetResolver.cacheKey`: a request finds them by its key).
     func learn(_ playlist: HLSPlaylist, base: UpstreamURL, depth: Int, keyOf: (UpstreamURL) -> String = { $0.description }) {
         let keys = playlist.keyURIs.compactMap { URIReference.resolve($0, against: base).map(keyOf) }
+        let segments = depth > 0 ? playlist.segmentURIs.compactMap { URIReference.resolve($0, against: base) } : []
+        learn(segments: segments, keys: keys, depth: depth, keyOf: keyOf)
+    }
+
+    /// Records one rendition's (or DASH representation's) segments in order, each with the
+    /// `depth` after it, and `keys` as key URLs (cache keys).
+    func learn(segments: [UpstreamURL], keys: [String] = [], depth: Int, keyOf: (UpstreamURL) -> String = { $0.description }) {
         var learned: [(String, [UpstreamURL])] = []
         if depth > 0 {
-            let segments = playlist.segmentURIs.compactMap { URIReference.resolve($0, against: base) }
             for (i, s) in segments.enumerated() {
                 var next: [UpstreamURL] = []
                 var j = i + 1

@@ -14,7 +14,31 @@ extension Playlists {
         guard r.isComplete, let len = r.meta.length, cache.verify(r, 0..<len) else { return .failure(MPDError("the MPD is not stored whole")) }
         guard len <= MPDDocument.maxBytes else { return .failure(MPDError("the MPD is larger than \(MPDDocument.maxBytes) bytes")) }
         guard let bytes = cache.read(r, 0..<len) else { return .failure(MPDError("the stored MPD could not be read")) }
-        return Playlists.mpd(bytes, url: url, form: form, resolver: resolver)
+        let depth = prefetchSegments
+        return Playlists.mpd(bytes, url: url, form: form, resolver: resolver) { [self] doc in
+            guard depth > 0 else { return }
+            learn(doc, url: url, depth: depth)
+        }
+    }
+
+    /// Learns the segments of every representation of `doc`, fetched from `url`, for prefetch (as
+    /// `learn` does a media playlist's). A manifest that would list too many segments is served
+    /// but not learnt, with a log line.
+    private func learn(_ doc: MPDDocument, url: UpstreamURL, depth: Int) {
+        let manifest: MPDManifest
+        do {
+            manifest = try doc.manifest(documentURL: url.description) { ref, base in
+                UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(ref, against: $0) }?.description
+            }
+        } catch {
+            return logger.warning("MPD segments not learnt for prefetch", metadata: ["url": "\(url)", "reason": "\(error)"])
+        }
+        let keyOf = resolver.cacheKey
+        for rep in manifest.allRepresentations {
+            // A segment listed twice in a row (byte ranges of one file) is one fetch.
+            let urls = rep.segments.compactMap { UpstreamURL.parse(Substring($0.url)) }
+            directory.learn(segments: urls, depth: depth, keyOf: keyOf)
+        }
     }
 
     /// True when a response with `contentType` from `url` is an HLS playlist or an MPD by its
@@ -31,10 +55,12 @@ extension Playlists {
     }
 
     /// `bytes`, an MPD fetched from `url`, rewritten for `form` (see `mpdResponse`). Any loop.
-    package static func mpd(_ bytes: [UInt8], url: UpstreamURL, form: RequestForm,
-                            resolver: TargetResolver) -> Result<([UInt8], PlaylistKind), MPDError> {
+    /// `read` sees the document before it is rewritten (what it lists, for prefetch).
+    package static func mpd(_ bytes: [UInt8], url: UpstreamURL, form: RequestForm, resolver: TargetResolver,
+                            read: (MPDDocument) -> Void = { _ in }) -> Result<([UInt8], PlaylistKind), MPDError> {
         let doc: MPDDocument
         do { doc = try MPDDocument(bytes) } catch let e as MPDError { return .failure(e) } catch { return .failure(MPDError("\(error)")) }
+        read(doc)
         let viewer = resolver.cacheKeys.viewerParameters(of: url)
         doc.rewriteURLs(documentURL: url.description, resolve: { ref, base in
             UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(ref, against: $0) }?.description

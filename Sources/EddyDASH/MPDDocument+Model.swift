@@ -1,0 +1,94 @@
+internal import CLibXML2
+
+/// Reading an MPD's periods, representations and segments (ISO/IEC 23009-1 section 5.3) into
+/// an `MPDManifest`.
+extension MPDDocument {
+    /// The manifest of this document fetched from `documentURL`; `resolve(reference, base)`
+    /// gives a reference's absolute URL. Throws when a representation would list more segments
+    /// than `SegmentTemplate.maxSegments`.
+    public func manifest(documentURL: String, resolve: (String, String) -> String?) throws -> MPDManifest {
+        let total = MPDDocument.attribute(root, "mediaPresentationDuration").flatMap(ISODuration.seconds)
+        let rootBase = base(of: root, over: documentURL, resolve: resolve)
+        let periodElements = MPDDocument.elements(of: root).filter { MPDDocument.name($0) == "Period" }
+        // Starts and durations first: a period's end is the next one's start (section 5.3.2.1).
+        var starts: [Double] = [], durations: [Double?] = []
+        for p in periodElements {
+            var start = MPDDocument.attribute(p, "start").flatMap(ISODuration.seconds)
+            if start == nil, let previous = starts.last, let d = durations.last ?? nil { start = previous + d }
+            starts.append(start ?? starts.last ?? 0)
+            durations.append(MPDDocument.attribute(p, "duration").flatMap(ISODuration.seconds))
+        }
+        for i in durations.indices where durations[i] == nil {
+            durations[i] = i + 1 < starts.count ? starts[i + 1] - starts[i] : total.map { $0 - starts[i] }
+        }
+        var periods: [MPDManifest.Period] = []
+        for (i, p) in periodElements.enumerated() {
+            let pBase = base(of: p, over: rootBase, resolve: resolve)
+            let pInfo = SegmentInfo().applying(p)
+            var reps: [MPDRepresentation] = []
+            var protected = false
+            for a in MPDDocument.elements(of: p) where MPDDocument.name(a) == "AdaptationSet" {
+                if MPDDocument.elements(of: a).contains(where: { MPDDocument.name($0) == "ContentProtection" }) { protected = true }
+                let aBase = base(of: a, over: pBase, resolve: resolve)
+                let aInfo = pInfo.applying(a)
+                for r in MPDDocument.elements(of: a) where MPDDocument.name(r) == "Representation" {
+                    if MPDDocument.elements(of: r).contains(where: { MPDDocument.name($0) == "ContentProtection" }) { protected = true }
+                    var rep = MPDDocument.representation(r, in: a)
+                    let rBase = base(of: r, over: aBase, resolve: resolve)
+                    try list(&rep, info: aInfo.applying(r), base: rBase, periodStart: starts[i], periodDuration: durations[i], resolve: resolve)
+                    reps.append(rep)
+                }
+            }
+            periods.append(.init(id: MPDDocument.attribute(p, "id"), start: starts[i], duration: durations[i],
+                                 representations: reps, isProtected: protected))
+        }
+        return MPDManifest(isDynamic: isDynamic, duration: total, periods: periods)
+    }
+
+    /// The base URL in effect at `element`: its first BaseURL resolved against `parent`.
+    private func base(of element: xmlNodePtr, over parent: String, resolve: (String, String) -> String?) -> String {
+        guard let b = MPDDocument.elements(of: element).first(where: { MPDDocument.name($0) == "BaseURL" }) else { return parent }
+        return resolve(MPDDocument.text(b).trimmingXMLSpace(), parent) ?? parent
+    }
+
+    /// A Representation's attributes, its AdaptationSet's where it has none (section 5.3.7).
+    static func representation(_ r: xmlNodePtr, in a: xmlNodePtr) -> MPDRepresentation {
+        let v = { (name: String) in attribute(r, name) ?? attribute(a, name) }
+        let mime = v("mimeType")
+        return MPDRepresentation(id: attribute(r, "id") ?? "", bandwidth: attribute(r, "bandwidth").flatMap(Int.init),
+                                 width: v("width").flatMap(Int.init), height: v("height").flatMap(Int.init), frameRate: v("frameRate"),
+                                 codecs: v("codecs"), mimeType: mime,
+                                 contentType: attribute(a, "contentType") ?? mime.flatMap { $0.split(separator: "/").first.map(String.init) },
+                                 lang: attribute(a, "lang"))
+    }
+
+    /// Fills `rep`'s initialization and segments from the segment description in effect.
+    private func list(_ rep: inout MPDRepresentation, info: SegmentInfo, base: String, periodStart: Double,
+                      periodDuration: Double?, resolve: (String, String) -> String?) throws {
+        func url(_ ref: String?) -> String { ref.flatMap { resolve($0, base) } ?? base }
+        if let t = info.template {
+            if let i = t.initialization {
+                rep.initialization = MPDSegment(url: url(SegmentTemplate.fill(i, id: rep.id, number: t.startNumber, bandwidth: rep.bandwidth, time: 0)))
+            }
+            rep.segments = try t.expand(representationID: rep.id, bandwidth: rep.bandwidth, periodDuration: periodDuration).map {
+                MPDSegment(url: url($0.0), start: periodStart + $0.1, duration: $0.2)
+            }
+            return
+        }
+        if let (source, range) = info.initialization {
+            rep.initialization = MPDSegment(url: url(source), byteRange: MPDSegment.range(range))
+        }
+        if let urls = info.listURLs {
+            guard urls.count <= SegmentTemplate.maxSegments else {
+                throw MPDError("a SegmentList lists more than \(SegmentTemplate.maxSegments) segments")
+            }
+            let d = Double(info.listDuration ?? 0) / Double(Swift.max(info.listTimescale, 1))
+            rep.segments = urls.enumerated().map { k, u in
+                MPDSegment(url: url(u.0), start: periodStart + Double(k) * d, duration: d, byteRange: MPDSegment.range(u.1))
+            }
+            return
+        }
+        // SegmentBase, or nothing: the representation is one file at its BaseURL.
+        rep.segments = [MPDSegment(url: base, start: periodStart, duration: periodDuration ?? 0)]
+    }
+}

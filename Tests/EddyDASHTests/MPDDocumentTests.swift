@@ -3,14 +3,7 @@ import XCTest
 
 /// ISO/IEC 23009-1 section 5.6 (base URLs), and hostile XML.
 final class MPDDocumentTests: XCTestCase {
-    /// Resolution as the proxy does it, enough for these tests: absolute URLs as they are, paths
-    /// from the origin's root, and relative ones against the base's directory.
-    private func resolve(_ ref: String, _ base: String) -> String? {
-        if ref.contains("://") { return ref }
-        let origin = base.components(separatedBy: "/").prefix(3).joined(separator: "/")
-        if ref.hasPrefix("/") { return origin + ref }
-        return String(base[..<(base.lastIndex(of: "/").map { base.index(after: $0) } ?? base.endIndex)]) + ref
-    }
+    private func resolve(_ ref: String, _ base: String) -> String? { TestResolution.resolve(ref, base) }
 
     /// eddy's prefix form: `/` and the URL; nil for a host it may not fetch.
     private func target(_ url: String) -> String? { url.contains("evil.example") ? nil : "/" + url }

@@ -3,12 +3,7 @@ import XCTest
 
 /// Reading periods, representations and segments (ISO/IEC 23009-1 section 5.3).
 final class MPDManifestTests: XCTestCase {
-    private func resolve(_ ref: String, _ base: String) -> String? {
-        if ref.contains("://") { return ref }
-        let origin = base.components(separatedBy: "/").prefix(3).joined(separator: "/")
-        if ref.hasPrefix("/") { return origin + ref }
-        return String(base[..<(base.lastIndex(of: "/").map { base.index(after: $0) } ?? base.endIndex)]) + ref
-    }
+    private func resolve(_ ref: String, _ base: String) -> String? { TestResolution.resolve(ref, base) }
 
     private func manifest(_ xml: String) throws -> MPDManifest {
         try MPDDocument(Array(xml.utf8)).manifest(documentURL: "http://cdn.example/show/m.mpd", resolve: resolve)

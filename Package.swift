@@ -55,7 +55,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "EddyDownloads", dependencies: [
-            "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            "EddyResources", "EddyCore", "EddyHLS", "EddyDASH", "EddyLoop", "EddyCache",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "EddyServing", dependencies: [
@@ -63,7 +63,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "EddyAdmin", dependencies: [
-            "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache",
+            "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyDASH", "EddyLoop", "EddyCache",
         ]),
         .target(name: "EddyProxy", dependencies: [
             "EddyServing", "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
@@ -90,7 +90,7 @@ let package = Package(
                     swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .testTarget(name: "EddyCacheTests", dependencies: ["EddyCache", "EddyCore"]),
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
-        .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS"]),
+        .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyDASH"]),
         .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
         .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyAdmin", "EddyResources", "EddyDownloads", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),

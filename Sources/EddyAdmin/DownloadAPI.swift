@@ -1,4 +1,5 @@
 import EddyCore
+import EddyDASH
 import EddyDownloads
 import EddyHLS
 import EddyLoop
@@ -181,6 +182,15 @@ package final class DownloadAPI {
         guard case let .success((target, checkAddress)) = engine.target(for: url) else {
             if case let .failure(e) = engine.target(for: url) { error(request, e.status, e.description) }
             return
+        }
+        if MPDSniffer.isMPDPath(target.pathAndQuery) {
+            // DASH: the representations as the selection language sees them (`DashTracks`).
+            return engine.loadMPD(target, checkAddress: checkAddress) { [weak self] result in
+                switch result {
+                case let .failure(e): self?.error(request, e.status, e.description)
+                case let .success(tracks): self?.send(request, 200, VariantsReport(url: url, playlist: tracks.playlist, media: [:]))
+                }
+            }
         }
         engine.loadPlaylist(target, checkAddress: checkAddress) { [weak self] result in
             guard let self else { return }

@@ -7,6 +7,29 @@ extension MPDDocument {
     /// gives a reference's absolute URL. Throws when a representation would list more segments
     /// than `SegmentTemplate.maxSegments`.
     public func manifest(documentURL: String, resolve: (String, String) -> String?) throws -> MPDManifest {
+        try walk(documentURL: documentURL, resolve: resolve).0
+    }
+
+    /// Removes every Representation `keep` refuses, and the adaptation sets left with none (an
+    /// offline MPD lists only what downloads hold whole, ISO/IEC 23009-1 section 5.3.3: an
+    /// AdaptationSet has at least one Representation). Periods stay: a player skips an empty one.
+    public func keepRepresentations(documentURL: String, resolve: (String, String) -> String?,
+                                    _ keep: (MPDRepresentation) -> Bool) throws {
+        let (manifest, nodes) = try walk(documentURL: documentURL, resolve: resolve)
+        for (rep, node) in zip(manifest.allRepresentations, nodes) where !keep(rep) {
+            let set = node.pointee.parent
+            eddy_xml.unlink_node(node)
+            eddy_xml.free_node(node)
+            if let set, !MPDDocument.elements(of: set).contains(where: { MPDDocument.name($0) == "Representation" }) {
+                eddy_xml.unlink_node(set)
+                eddy_xml.free_node(set)
+            }
+        }
+    }
+
+    /// The manifest, and the Representation element of each of `allRepresentations`, in order.
+    private func walk(documentURL: String, resolve: (String, String) -> String?) throws -> (MPDManifest, [xmlNodePtr]) {
+        var nodes: [xmlNodePtr] = []
         let total = MPDDocument.attribute(root, "mediaPresentationDuration").flatMap(ISODuration.seconds)
         let rootBase = base(of: root, over: documentURL, resolve: resolve)
         let periodElements = MPDDocument.elements(of: root).filter { MPDDocument.name($0) == "Period" }
@@ -37,12 +60,13 @@ extension MPDDocument {
                     let rBase = base(of: r, over: aBase, resolve: resolve)
                     try list(&rep, info: aInfo.applying(r), base: rBase, periodStart: starts[i], periodDuration: durations[i], resolve: resolve)
                     reps.append(rep)
+                    nodes.append(r)
                 }
             }
             periods.append(.init(id: MPDDocument.attribute(p, "id"), start: starts[i], duration: durations[i],
                                  representations: reps, isProtected: protected))
         }
-        return MPDManifest(isDynamic: isDynamic, duration: total, periods: periods)
+        return (MPDManifest(isDynamic: isDynamic, duration: total, periods: periods), nodes)
     }
 
     /// The base URL in effect at `element`: its first BaseURL resolved against `parent`.

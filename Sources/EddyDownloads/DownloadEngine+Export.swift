@@ -10,6 +10,7 @@ extension DownloadEngine {
     /// The stored playlists and the held lengths are asked of their homes; `done` runs on the
     /// main loop once they have answered.
     package func exportFiles(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
+        if job.kind == .dash { return done(.failure(DownloadInputError("export is not available for DASH downloads yet", status: 409))) }
         guard let plan = job.plan else { return done(.failure(DownloadInputError("download \(job.id) has no plan yet", status: 409))) }
         if plan.isFile { return exportFile(job, then: done) }
         let complete = job.completeRenditions()
@@ -91,6 +92,10 @@ extension DownloadEngine {
 
     /// The job's offline URL on the proxy listener (a wildcard listen address is reached on loopback).
     package func offlineURL(_ job: DownloadJob) -> String {
+        if job.kind == .dash, let target = resolver.eddyTarget(for: job.url, form: .mapped) {
+            // A DASH asset plays offline at eddy's own URL for its MPD, cut to what is held.
+            return selfAuthority.baseURL() + (target.hasPrefix("/") ? target : "/" + target)
+        }
         var layout = ExportLayout(root: job.url)
         return "\(selfAuthority.baseURL())\(DownloadEngine.offlinePrefix)\(job.id)/\(layout.path(for: job.url))"
     }

@@ -1,5 +1,6 @@
 import EddyCache
 import EddyCore
+import EddyDASH
 import EddyLoop
 import EddyResources
 
@@ -17,7 +18,13 @@ extension DownloadEngine {
                 if let error { done(.failure(error)) } else { done(.success(.hls)) }
             }
         }
+        let dash: () -> Void = { [weak self] in
+            self?.checkDashSelection(spec, url: url, checkAddress: checkAddress) { error in
+                if let error { done(.failure(error)) } else { done(.success(.dash)) }
+            }
+        }
         if DownloadKind.namesPlaylist(url.pathAndQuery) { return hls() }
+        if MPDSniffer.isMPDPath(url.pathAndQuery) { return dash() }
         HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
                   options: HomeFetch.Options(sniff: true)) { outcome in
             switch outcome {
@@ -25,6 +32,8 @@ extension DownloadEngine {
                 done(.failure(DownloadEngine.inputError(url, reason, status: status, retryAfter: retryAfter)))
             case let .stored(s) where s.kind == .hls:
                 hls()
+            case let .stored(s) where s.kind == .dash:
+                dash()
             case .stored:
                 if let e = spec.fileOptionsError { return done(.failure(e)) }
                 done(.success(.file))

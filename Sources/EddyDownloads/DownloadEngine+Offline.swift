@@ -31,6 +31,8 @@ extension DownloadEngine {
         guard let plan = job.plan else { return false }
         // While a new version is staged the old one is whole (only a whole file is refreshed).
         if plan.isFile { return job.allStored || job.staging }
+        // DASH: the MPD stored, and a track held whole (offline, the MPD lists those only).
+        if job.kind == .dash { return job.units.done.first == true && !complete.isEmpty }
         guard plan.isMultivariant else { return complete.contains(0) }
         // Nothing held whole (the usual case while a job starts): no need to read the playlist.
         guard let held = completeRenditions(of: job.url), !held.isEmpty,
@@ -65,7 +67,7 @@ extension DownloadEngine {
     func publishCatalog() {
         var renditions: [String: Set<String>] = [:]
         var recordings: [String: LiveRecording] = [:]
-        for j in jobs where j.state.holdsPins && j.kind == .hls {
+        for j in jobs where j.state.holdsPins && j.kind != .file {
             var held = renditions[j.url.description] ?? []
             if let plan = j.plan {
                 for r in j.completeRenditions() { held.insert(plan.renditions[r].url.description) }

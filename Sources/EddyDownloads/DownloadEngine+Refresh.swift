@@ -13,6 +13,9 @@ extension DownloadEngine {
             return done(.failure(DownloadInputError("download \(job.id) is \(job.state.rawValue)", status: 409)))
         }
         if job.kind == .file { return refreshFile(job, done: done) }
+        if job.kind == .dash {
+            return done(.failure(DownloadInputError("refresh is not available for DASH downloads yet", status: 409)))
+        }
         guard let plan = job.plan, !job.planStale else {
             return done(.failure(DownloadInputError("download \(job.id) has no plan yet; try again when it runs", status: 409)))
         }

@@ -103,6 +103,7 @@ extension DownloadEngine {
     /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
     func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
         if job.kind == .file { return buildFilePlan(job, fetch: fetch) }
+        if job.kind == .dash { return buildDashPlan(job, fetch: fetch) }
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: fetch ? .staleLive : .never) { [weak self, weak job] result in
             guard let self, let job, planWanted(job, fetch: fetch) else { return }
             switch result {

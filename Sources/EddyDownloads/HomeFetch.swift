@@ -22,6 +22,8 @@ package final class HomeFetch {
         var kind: DownloadKind? = nil
         /// False once the origin answered a Range request with the whole body.
         var acceptsRanges = true
+        /// The whole body, when asked for (`Options.readBody`), stored whole and small enough.
+        var body: [UInt8]? = nil
     }
 
     enum Outcome {
@@ -39,6 +41,8 @@ package final class HomeFetch {
         var sniff = false
         /// Ask the origin itself, not a parent's stored copy (a refresh).
         var askOrigin = false
+        /// Read the whole body when it is at most this many bytes (an MPD; `Stored.body`).
+        var readBody: Int? = nil
     }
 
     let url: UpstreamURL
@@ -130,8 +134,11 @@ package final class HomeFetch {
             if options.pin && (playlist != nil || !options.readPlaylist) { home.store.setPinned(r, true) }
             var stored = Stored(status: r.meta.status, length: r.meta.length, bytes: r.confirmed.count, playlist: playlist)
             stored.acceptsRanges = !home.coordinators.of(r).originIgnoresRange
+            if let limit = options.readBody, r.isComplete, let len = r.meta.length, len <= limit, home.store.verify(r, 0..<len) {
+                stored.body = home.store.read(r, 0..<len)
+            }
             if options.sniff {
-                let n = min(64, r.confirmed.contiguousLength(from: 0))
+                let n = min(512, r.confirmed.contiguousLength(from: 0))
                 let prefix = n > 0 ? home.store.read(r, 0..<n) ?? [] : []
                 stored.kind = DownloadKind.sniff(prefix: prefix, contentType: r.meta.contentType)
             }

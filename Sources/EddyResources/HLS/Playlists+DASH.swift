@@ -10,12 +10,13 @@ extension Playlists {
     /// dynamic MPD with `minimumUpdatePeriod` P is live with a "target duration" of 2P, so the
     /// live-playlist rule keeps it no longer than P, ISO/IEC 23009-1 section 5.4), or why it is
     /// not an MPD eddy serves.
-    package func mpdResponse(_ r: CachedResource, url: UpstreamURL, form: RequestForm) -> Result<([UInt8], PlaylistKind), MPDError> {
+    package func mpdResponse(_ r: CachedResource, url: UpstreamURL, form: RequestForm,
+                             held: Set<String>? = nil) -> Result<([UInt8], PlaylistKind), MPDError> {
         guard r.isComplete, let len = r.meta.length, cache.verify(r, 0..<len) else { return .failure(MPDError("the MPD is not stored whole")) }
         guard len <= MPDDocument.maxBytes else { return .failure(MPDError("the MPD is larger than \(MPDDocument.maxBytes) bytes")) }
         guard let bytes = cache.read(r, 0..<len) else { return .failure(MPDError("the stored MPD could not be read")) }
         let depth = prefetchSegments
-        return Playlists.mpd(bytes, url: url, form: form, resolver: resolver) { [self] doc in
+        return Playlists.mpd(bytes, url: url, form: form, resolver: resolver, held: held) { [self] doc in
             guard depth > 0 else { return }
             learn(doc, url: url, depth: depth)
         }
@@ -27,9 +28,7 @@ extension Playlists {
     private func learn(_ doc: MPDDocument, url: UpstreamURL, depth: Int) {
         let manifest: MPDManifest
         do {
-            manifest = try doc.manifest(documentURL: url.description) { ref, base in
-                UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(ref, against: $0) }?.description
-            }
+            manifest = try doc.manifest(documentURL: url.description, resolve: Playlists.upstreamResolve)
         } catch {
             return logger.warning("MPD segments not learnt for prefetch", metadata: ["url": "\(url)", "reason": "\(error)"])
         }
@@ -54,17 +53,36 @@ extension Playlists {
         return MPDSniffer.isMPDType(contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) || MPDSniffer.looksLikeMPD(Array(head.prefix(512)))
     }
 
+    /// The name of the DASH track (representation) `id` of the MPD at `mpd` in what downloads
+    /// hold (the offline catalog) and in the offline MPD's filter; never fetched: the MPD's URL
+    /// with the id, percent-encoded, as a fragment.
+    package static func dashTrackURL(of id: String, in mpd: UpstreamURL) -> UpstreamURL {
+        var safe = ""
+        for b in id.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            safe += b < 0x80 && (c.isLetter || c.isNumber || "-._~".contains(c)) ? String(c) : "%" + String(b, radix: 16, uppercase: true)
+        }
+        return UpstreamURL(scheme: mpd.scheme, host: mpd.host, port: mpd.port, pathAndQuery: mpd.pathAndQuery + "#representation=" + safe)
+    }
+
     /// `bytes`, an MPD fetched from `url`, rewritten for `form` (see `mpdResponse`). Any loop.
-    /// `read` sees the document before it is rewritten (what it lists, for prefetch).
-    package static func mpd(_ bytes: [UInt8], url: UpstreamURL, form: RequestForm, resolver: TargetResolver,
+    /// `read` sees the document before it is rewritten (what it lists, for prefetch). With
+    /// `held` (offline: the tracks downloads hold whole, `dashTrackURL`), only those
+    /// representations are listed, so that a player never picks one whose segments are not here.
+    package static func mpd(_ bytes: [UInt8], url: UpstreamURL, form: RequestForm, resolver: TargetResolver, held: Set<String>? = nil,
                             read: (MPDDocument) -> Void = { _ in }) -> Result<([UInt8], PlaylistKind), MPDError> {
         let doc: MPDDocument
         do { doc = try MPDDocument(bytes) } catch let e as MPDError { return .failure(e) } catch { return .failure(MPDError("\(error)")) }
         read(doc)
+        if let held {
+            do {
+                try doc.keepRepresentations(documentURL: url.description, resolve: upstreamResolve) {
+                    held.contains(dashTrackURL(of: $0.id, in: url).description)
+                }
+            } catch let e as MPDError { return .failure(e) } catch { return .failure(MPDError("\(error)")) }
+        }
         let viewer = resolver.cacheKeys.viewerParameters(of: url)
-        doc.rewriteURLs(documentURL: url.description, resolve: { ref, base in
-            UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(ref, against: $0) }?.description
-        }, target: { absolute in
+        doc.rewriteURLs(documentURL: url.description, resolve: upstreamResolve, target: { absolute in
             UpstreamURL.parse(Substring(absolute)).flatMap {
                 resolver.eddyTarget(for: resolver.cacheKeys.personalize($0, for: viewer), form: form)
             }
@@ -76,5 +94,10 @@ extension Playlists {
             kind = .vod
         }
         return .success((doc.serialized(), kind))
+    }
+
+    /// A reference resolved against a base, both as text (RFC 3986 section 5.2), for the MPD walks.
+    package static func upstreamResolve(_ reference: String, _ base: String) -> String? {
+        UpstreamURL.parse(Substring(base)).flatMap { URIReference.resolve(reference, against: $0) }?.description
     }
 }

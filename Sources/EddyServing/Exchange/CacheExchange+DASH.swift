@@ -11,7 +11,9 @@ extension CacheExchange {
     /// large), is answered 502: the origin's answer is not one eddy can pass on without sending
     /// the player around it. `stored` is the stored response's fields with Age.
     func serveMPD(_ r: CachedResource, coordinator c: ResourceCoordinator, stored: HTTPHeaders) {
-        switch services.playlists.mpdResponse(r, url: url, form: form) {
+        // Offline, an MPD downloads hold tracks of lists those only (as a multivariant playlist).
+        let held = machine.isOffline ? services.offlineRenditions?(url) : nil
+        switch services.playlists.mpdResponse(r, url: url, form: form, held: held) {
         case let .failure(e):
             services.logger.warning("origin sent an MPD eddy does not serve", metadata: ["url": "\(url)", "reason": "\(e)"])
             fail(502, "the origin's MPD: \(e)")

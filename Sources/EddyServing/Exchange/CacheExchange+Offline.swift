@@ -7,7 +7,7 @@ import EddyResources
 /// - its media (segments, initialization sections, keys, WebVTT) and VOD media playlists are
 ///   immutable (RFC 8216bis section 6.2.1: a playlist with EXT-X-ENDLIST or PLAYLIST-TYPE:VOD does
 ///   not change, nor do the segments it names): served from disk without asking the origin;
-/// - its multivariant playlist is revalidated whenever the origin is reachable, so players online
+/// - its multivariant playlist (or MPD) is revalidated whenever the origin is reachable, so players online
 ///   see every variant, and served cut down to what is held whenever it is not, fresh or stale;
 /// - no client waits on an origin marked unreachable (`OriginHealth`), and the first to find it
 ///   silent waits at most `offline_wait`.
@@ -31,7 +31,14 @@ extension CacheExchange {
         // A playlist a download recorded live is its recording offline, whatever the origin's
         // last copy says (an ended sliding window lacks the recording's first segments).
         if services.recordedPlaylist?(url) != nil { return .live }
-        switch coordinator(of: r).hlsKind {
+        let c = coordinator(of: r)
+        // A download's MPD is its asset's multivariant description: revalidated online, cut down
+        // to what is held offline; a dynamic one (learnt live when served) as a live playlist.
+        if services.playlists.isPlaylist(r, url: url, coordinator: c), services.playlists.isMPD(r, url: url) {
+            if case .live? = c.hlsKind { return .live }
+            return .revalidated
+        }
+        switch c.hlsKind {
         case .multivariant?: return .revalidated
         case .live?: return .live
         case .vod?, nil: return .immutable

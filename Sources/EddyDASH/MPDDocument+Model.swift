@@ -79,12 +79,29 @@ extension MPDDocument {
     static func representation(_ r: xmlNodePtr, in a: xmlNodePtr) -> MPDRepresentation {
         let v = { (name: String) in attribute(r, name) ?? attribute(a, name) }
         let mime = v("mimeType")
-        return MPDRepresentation(id: attribute(r, "id") ?? "", bandwidth: attribute(r, "bandwidth").flatMap(Int.init),
-                                 width: v("width").flatMap(Int.init), height: v("height").flatMap(Int.init), frameRate: v("frameRate"),
-                                 codecs: v("codecs"), mimeType: mime,
-                                 contentType: attribute(a, "contentType") ?? mime.flatMap { $0.split(separator: "/").first.map(String.init) },
-                                 lang: attribute(a, "lang"))
+        var rep = MPDRepresentation(id: attribute(r, "id") ?? "", bandwidth: attribute(r, "bandwidth").flatMap(Int.init),
+                                    width: v("width").flatMap(Int.init), height: v("height").flatMap(Int.init), frameRate: v("frameRate"),
+                                    codecs: v("codecs"), mimeType: mime,
+                                    contentType: attribute(a, "contentType") ?? mime.flatMap { $0.split(separator: "/").first.map(String.init) },
+                                    lang: attribute(a, "lang"))
+        // Descriptors of the representation, then of its adaptation set (the nearer one wins).
+        let descriptors = elements(of: r) + elements(of: a)
+        func values(_ names: Set<String>, scheme: String) -> [String] {
+            descriptors.filter { names.contains(name($0)) && attribute($0, "schemeIdUri")?.lowercased() == scheme.lowercased() }
+                .compactMap { attribute($0, "value") }
+        }
+        rep.channels = values(["AudioChannelConfiguration"], scheme: "urn:mpeg:dash:23003:3:audio_channel_configuration:2011").first.flatMap { Int($0) }
+            ?? values(["AudioChannelConfiguration"], scheme: "urn:mpeg:mpegB:cicp:ChannelConfiguration").first
+                .flatMap { Int($0) }.flatMap { cicpChannels[$0] }
+        rep.videoRange = values(["EssentialProperty", "SupplementalProperty"], scheme: "urn:mpeg:mpegB:cicp:TransferCharacteristics")
+            .first.flatMap { Int($0) }.flatMap { code in code == 16 ? "PQ" : code == 18 ? "HLG" : [1, 6, 13, 14, 15].contains(code) ? "SDR" : nil }
+        rep.roles = values(["Role"], scheme: "urn:mpeg:dash:role:2011")
+        return rep
     }
+
+    /// Channels of each ChannelConfiguration code of ISO/IEC 23091-3 (table 10) that names a count.
+    static let cicpChannels: [Int: Int] = [1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 8, 9: 3, 10: 4, 11: 7, 12: 8, 13: 24, 14: 8,
+                                            15: 12, 16: 10, 17: 12, 18: 14, 19: 12, 20: 14]
 
     /// Fills `rep`'s initialization and segments from the segment description in effect.
     private func list(_ rep: inout MPDRepresentation, info: SegmentInfo, base: String, periodStart: Double,

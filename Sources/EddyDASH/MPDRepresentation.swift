@@ -13,6 +13,13 @@ public struct MPDRepresentation: Equatable, Sendable {
     /// The AdaptationSet's `@contentType` (`video`, `audio`, `text`), or the mime type's top level.
     public var contentType: String?
     public var lang: String?
+    /// Audio channels (AudioChannelConfiguration, section 5.8.4.7): `channels` in the selection language.
+    public var channels: Int?
+    /// `PQ`, `HLG` or `SDR` from the transfer characteristics property (ISO/IEC 23001-8 codes 16,
+    /// 18, and 1/6/13-15): `videoRange`.
+    public var videoRange: String?
+    /// The adaptation set's and representation's Role values (`urn:mpeg:dash:role:2011`, section 5.8.5.5).
+    public var roles: [String] = []
     /// The initialization segment, when the representation has one.
     public var initialization: MPDSegment?
     /// Media segments in presentation order.

@@ -10,9 +10,10 @@ import EddyHLS
 /// 23009-1 section 5.3.5.2: ids name the same content from period to period).
 ///
 /// What maps: `@bandwidth` to BANDWIDTH (`peakBitRate`), `@width`/`@height` to RESOLUTION,
-/// `@frameRate` to FRAME-RATE, `@codecs` to CODECS, the adaptation set's `@lang` to LANGUAGE.
-/// Not mapped yet: `videoRange` (transfer characteristics), `channels`
-/// (AudioChannelConfiguration), roles.
+/// `@frameRate` to FRAME-RATE, `@codecs` to CODECS, the transfer characteristics property to
+/// VIDEO-RANGE (16 PQ, 18 HLG), AudioChannelConfiguration to CHANNELS, the adaptation set's
+/// `@lang` to LANGUAGE, the roles `caption` and `description` to CHARACTERISTICS. Not mapped:
+/// `@averageBandwidth`-like figures (DASH has none), HDCP, accessibility descriptors.
 package struct DashTracks {
     /// One track: its representation in each period where it appears.
     struct Track {
@@ -67,6 +68,8 @@ package struct DashTracks {
             var a = ["TYPE=\(t.kind == .audio ? "AUDIO" : "SUBTITLES")", "GROUP-ID=\"\(group)\"", "NAME=" + q(t.first.lang.map { "\($0) \(t.id)" } ?? t.id)]
             if let lang = t.first.lang { a.append("LANGUAGE=" + q(lang)) }
             if t.kind == .audio && firstAudio { a += ["DEFAULT=YES", "AUTOSELECT=YES"]; firstAudio = false }
+            if let n = t.first.channels { a.append("CHANNELS=\"\(n)\"") }
+            if let c = characteristics(t.first.roles) { a.append("CHARACTERISTICS=" + q(c)) }
             lines.append("#EXT-X-MEDIA:" + (a + ["URI=\"dash-track:\(i)\""]).joined(separator: ","))
         }
         let audio = hasVideo && tracks.contains { $0.kind == .audio }
@@ -77,11 +80,23 @@ package struct DashTracks {
             if let w = r.width, let h = r.height { a.append("RESOLUTION=\(w)x\(h)") }
             if let c = r.codecs { a.append("CODECS=" + q(c)) }
             if let f = r.frameRate.flatMap(DashTracks.rate) { a.append("FRAME-RATE=\(f)") }
+            if let range = r.videoRange { a.append("VIDEO-RANGE=\(range)") }
             if audio { a.append("AUDIO=\"aud\"") }
             if subs { a.append("SUBTITLES=\"sub\"") }
             lines += ["#EXT-X-STREAM-INF:" + a.joined(separator: ","), "dash-track:\(i)"]
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The HLS characteristics (RFC 8216bis section 4.4.6.1) of DASH roles: captions transcribe
+    /// dialog and describe sound; a description track describes the video.
+    static func characteristics(_ roles: [String]) -> String? {
+        var out: [String] = []
+        if roles.contains("caption") {
+            out += ["public.accessibility.transcribes-spoken-dialog", "public.accessibility.describes-music-and-sound"]
+        }
+        if roles.contains("description") { out.append("public.accessibility.describes-video") }
+        return out.isEmpty ? nil : out.joined(separator: ",")
     }
 
     /// `25` or `30000/1001` as a number.

@@ -26,6 +26,11 @@ extension DownloadEngine {
                 buildOffLoop({ () -> Result<DashTracks, DownloadInputError> in
                     do {
                         let manifest = try MPDDocument(body).manifest(documentURL: url.description, resolve: Playlists.upstreamResolve)
+                        guard !manifest.isDynamic else {
+                            // Recording a live MPD (`--duration`) is not built yet: refused rather
+                            // than "completed" with the few segments its window lists now.
+                            return .failure(DownloadInputError("\(url.pathAndQuery): a dynamic (live) MPD cannot be downloaded yet"))
+                        }
                         let tracks = DashTracks(manifest)
                         guard !tracks.tracks.isEmpty else { return .failure(DownloadInputError("\(url.pathAndQuery): the MPD lists no representation")) }
                         return .success(tracks)

@@ -59,4 +59,30 @@ final class DashPlanTests: XCTestCase {
     func test_trackURL_percentEncodesTheId() {
         XCTAssertEqual(Playlists.dashTrackURL(of: "v 1/é", in: url).description, "http://o.example/a/m.mpd#representation=v%201%2F%C3%A9")
     }
+
+    func test_descriptors_mapToVideoRangeChannelsAndCharacteristics() throws {
+        let xml = """
+        <MPD mediaPresentationDuration="PT2S"><Period><AdaptationSet contentType="video">
+        <SegmentTemplate duration="2" media="$RepresentationID$-$Number$.m4s"/>
+        <Representation id="pq" bandwidth="9000000" height="2160"><SupplementalProperty schemeIdUri="urn:mpeg:mpegB:cicp:TransferCharacteristics" value="16"/></Representation>
+        <Representation id="sdr" bandwidth="5000000" height="1080"><EssentialProperty schemeIdUri="urn:mpeg:mpegB:cicp:TransferCharacteristics" value="1"/></Representation>
+        </AdaptationSet>
+        <AdaptationSet contentType="audio" lang="en"><AudioChannelConfiguration schemeIdUri="urn:mpeg:mpegB:cicp:ChannelConfiguration" value="6"/>
+        <SegmentTemplate duration="2" media="a51-$Number$.m4s"/><Representation id="a51" bandwidth="384000"/></AdaptationSet>
+        <AdaptationSet contentType="audio" lang="en"><Role schemeIdUri="urn:mpeg:dash:role:2011" value="description"/>
+        <SegmentTemplate duration="2" media="ad-$Number$.m4s"/><Representation id="ad" bandwidth="64000">
+        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="2"/></Representation></AdaptationSet>
+        </Period></MPD>
+        """
+        let t = DashTracks(try MPDDocument(Array(xml.utf8)).manifest(documentURL: url.description, resolve: Playlists.upstreamResolve))
+        XCTAssertEqual(t.playlist.variants.map(\.videoRange), ["PQ", "SDR"])
+        XCTAssertEqual(t.playlist.renditions.map(\.channels), ["6", "2"])
+        XCTAssertEqual(t.playlist.renditions.last?.characteristics, ["public.accessibility.describes-video"])
+        let pick = { (q: String) in
+            try AssetSelector.select(t.playlist, primary: DownloadConfiguration(qualifiers: [try VariantQualifier.parse(q)]))
+                .renditions.compactMap { t.track(of: $0)?.id }
+        }
+        XCTAssertEqual(try pick("videoRange == SDR"), ["sdr", "a51"])
+        XCTAssertEqual(try pick("videoRange == PQ")[0], "pq")
+    }
 }

@@ -127,7 +127,7 @@ def test_an_mpd_passed_through_uncached_is_rewritten_too(eddy, dash):
 
 
 def test_the_segments_after_the_one_a_player_reads_are_prefetched(eddy, dash):
-    """As for HLS (`prefetch_segments`, 2 by default): the MPD's SegmentTimeline lists each
+    """As for HLS (`prefetch_segments`, 3 by default): the MPD's SegmentTimeline lists each
     representation's segments, so asking for the first video segment brings the next two into
     the cache before the player asks for them."""
     ng, d, _ = dash

@@ -5,7 +5,7 @@ started empty or that a player had warmed before the download, followed by 3x th
 other traffic. At the usual URL every request is answered 2xx within 2 s (within 50 ms once the
 origin is marked unreachable), the master lists only what is held, every media file is the
 origin's byte for byte, and ffmpeg and mpv play it; the same at the download's `offline_url`."""
-import os, statistics, subprocess, sys, time
+import contextlib, os, statistics, subprocess, sys, time
 import pytest
 from conftest import HERE, Eddy, FaultOrigin, make_file, play, sha, stop_process, wait_for, wait_port
 from test_downloads import ASSET, api, files_of, make_asset, wait_done
@@ -42,29 +42,29 @@ class Hostile:
             stop_process(self.proc)
 
 
-@pytest.fixture
-def downloaded(origins, tmp_path, request):
-    """(eddy, asset dir, job, origin port) for (fresh, warm): the download completed, the origin
-    then stopped."""
-    fresh, warm = request.param
+@contextlib.contextmanager
+def download_then_stop_origin(origins, tmp_path, fresh, warm, make, warm_paths, url, selection, whole_online, flood_seed):
+    """Yields (eddy, asset dir, job, origin port): `make(dir)` writes the asset under a fault
+    origin (its responses stale after a second unless `fresh`); with `warm`, a player reads
+    `warm_paths` first from an eddy of 2900K; the download of `url` with `selection` completes;
+    online, the asset's top answer passes `whole_online(response)`; with `warm`, 3x the cache size
+    of other traffic follows; then the origin is stopped."""
     ng = origins[0]
     fo = FaultOrigin(str(tmp_path), args=[] if fresh else ["--cc", "max-age=1"])
-    d = make_asset(os.path.join(fo.www, ASSET))
+    d = make(fo.www)
     e = Eddy(str(tmp_path), ng, fo, ["--max-size", "2900K"] if warm else [])
     try:
-        if warm:  # a player watched the first seconds, with the default audio
-            for p in ["master.m3u8", "v0/index.m3u8", "v0/init_0.mp4", "v0/seg0.m4s", "v0/seg1.m4s", "a1/index.m3u8", "a1/seg0.m4s"]:
-                assert e.get("/f/%s/%s" % (ASSET, p)).status == 200, p
-        status, j = api(e, "POST", "/api/downloads", dict(SELECTION, url="/f/%s/master.m3u8" % ASSET))
+        for p in warm_paths if warm else []:
+            assert e.get(p).status == 200, p
+        status, j = api(e, "POST", "/api/downloads", dict(selection, url=url))
         assert status == 201, j
         j = wait_done(e, j["id"])
-        # Online, the master is the origin's, whole: a player can climb above what was downloaded.
-        r = e.get("/f/%s/master.m3u8" % ASSET)
-        assert r.status == 200 and len(uris(r.body.decode())) == 5, r.body
-        if warm:  # then 3x the cache size of other traffic
-            for i in range(9):
-                make_file(os.path.join(ng.www, "trust-flood%d.bin" % i), 1 << 20, 200 + i)
-                assert e.get("/n/trust-flood%d.bin" % i).status == 200
+        # Online, the asset's top is the origin's, whole: a player can climb above what was downloaded.
+        r = e.get(url)
+        assert r.status == 200 and whole_online(r), r.body
+        for i in range(9 if warm else 0):
+            make_file(os.path.join(ng.www, "flood-%d-%d.bin" % (flood_seed, i)), 1 << 20, flood_seed + i)
+            assert e.get("/n/flood-%d-%d.bin" % (flood_seed, i)).status == 200
         if not fresh:
             time.sleep(1.2)  # everything stored is stale by its headers now
         port = fo.port
@@ -74,6 +74,19 @@ def downloaded(origins, tmp_path, request):
         yield e, d, j, port
     finally:
         e.stop()
+
+
+@pytest.fixture
+def downloaded(origins, tmp_path, request):
+    """(eddy, asset dir, job, origin port) for (fresh, warm): the download completed, the origin
+    then stopped."""
+    fresh, warm = request.param
+    # A player watched the first seconds, with the default audio.
+    seen = ["master.m3u8", "v0/index.m3u8", "v0/init_0.mp4", "v0/seg0.m4s", "v0/seg1.m4s", "a1/index.m3u8", "a1/seg0.m4s"]
+    with download_then_stop_origin(origins, tmp_path, fresh, warm, lambda www: make_asset(os.path.join(www, ASSET)),
+                                   ["/f/%s/%s" % (ASSET, p) for p in seen], "/f/%s/master.m3u8" % ASSET, SELECTION,
+                                   lambda r: len(uris(r.body.decode())) == 5, 200) as got:
+        yield got
 
 
 CASES = [(fresh, warm) for fresh in (True, False) for warm in (False, True)]

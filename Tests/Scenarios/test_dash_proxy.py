@@ -143,3 +143,55 @@ def test_the_segments_after_the_one_a_player_reads_are_prefetched(eddy, dash):
     r = eddy.get("/n/dash/chunk-stream0-00002.m4s")
     assert r.status == 200 and r.body == open(os.path.join(d, "chunk-stream0-00002.m4s"), "rb").read()
     assert "hit" in r.h("cache-status"), r.h("cache-status")
+
+
+@pytest.fixture
+def live_dash(origins):
+    """ffmpeg's dash muxer live (`-re`, 1 s segments, a window of 5): a dynamic MPD with
+    minimumUpdatePeriod PT1S under nginx's /dashlive/; stopped by its pid."""
+    ng, _, _ = origins
+    d = os.path.join(ng.www, "dashlive")
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+                          "-f", "lavfi", "-i", "sine=frequency=440", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25",
+                          "-c:a", "aac", "-f", "dash", "-seg_duration", "1", "-window_size", "5", "-extra_window_size", "2",
+                          "-use_template", "1", "-use_timeline", "1", os.path.join(d, "live.mpd")],
+                         stdin=subprocess.DEVNULL)
+    try:
+        path = os.path.join(d, "live.mpd")
+
+        def ready():
+            if p.poll() is not None:
+                raise AssertionError("ffmpeg exited: %s" % p.returncode)
+            text = open(path).read() if os.path.exists(path) else ""
+            return 'type="dynamic"' in text and text.count("<S ") >= 2 and os.path.exists(os.path.join(d, "chunk-stream0-00004.m4s"))
+        wait_for(ready, 30, what="ffmpeg's live MPD with a few segments")
+        yield ng, d
+    finally:
+        p.terminate()
+        p.wait(10)
+
+
+def test_a_live_mpd_plays_through_eddy_and_is_kept_for_its_update_period(eddy, live_dash):
+    ng, d = live_dash
+    text = eddy.get("/n/dashlive/live.mpd").body.decode()
+    mpd = MPEGDASHParser.parse(text)
+    assert mpd.type == "dynamic" and mpd.minimum_update_period == "PT1S", text[:400]
+    # Twenty viewers' reloads within the update period: the origin is asked about once.
+    before = [u for _, _, _, u in ng.requests()].count("/dashlive/live.mpd")
+    t0 = time.monotonic()
+    for _ in range(20):
+        assert eddy.get("/n/dashlive/live.mpd").status == 200
+    asked = [u for _, _, _, u in ng.requests()].count("/dashlive/live.mpd") - before
+    periods = int((time.monotonic() - t0) / 1.0)  # about 0 on this machine: 20 requests take a few ms
+    assert asked <= 1 + periods, (asked, periods)
+    # Then the MPD moves on: a newer one within a few update periods.
+    wait_for(lambda: eddy.get("/n/dashlive/live.mpd").body.decode() != text, 5, what="the live MPD's next version")
+    # A player follows it through eddy for 3 s.
+    out = subprocess.run(["ffmpeg", "-v", "error", "-i", "http://127.0.0.1:%d/n/dashlive/live.mpd" % eddy.port, "-t", "3",
+                          "-map", "0", "-c", "copy", "-f", "framemd5", "-"], capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()[-800:]
+    frames = [l for l in out.stdout.decode().splitlines() if l.startswith("0,")]
+    assert len(frames) >= 50, len(frames)
+    fetched = [(v, u) for _, _, v, u in ng.requests() if u.startswith("/dashlive/chunk")]
+    assert fetched and all("eddy" in v for v, _ in fetched), fetched[:5]

@@ -10,9 +10,12 @@ extension DownloadEngine {
     /// The stored playlists and the held lengths are asked of their homes; `done` runs on the
     /// main loop once they have answered.
     package func exportFiles(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
-        if job.kind == .dash { return done(.failure(DownloadInputError("export is not available for DASH downloads yet", status: 409))) }
         guard let plan = job.plan else { return done(.failure(DownloadInputError("download \(job.id) has no plan yet", status: 409))) }
-        if plan.isFile { return exportFile(job, then: done) }
+        format(of: job.kind).exportFiles(job, plan: plan, then: done)
+    }
+
+    /// The export of an HLS job (see `exportFiles`).
+    func exportHLS(_ job: DownloadJob, plan: DownloadPlan, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
         let complete = job.completeRenditions()
         // Each complete rendition's URL once; a live one exports as its recording (the whole of it, as VOD).
         var order: [UpstreamURL] = []
@@ -60,7 +63,7 @@ extension DownloadEngine {
     }
 
     /// A file download's export: the file itself, once held whole.
-    private func exportFile(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
+    func exportFile(_ job: DownloadJob, then done: @escaping (Result<[ExportFile], DownloadInputError>) -> Void) {
         guard job.allStored || job.staging else { return done(.failure(DownloadInputError("download \(job.id) is not held whole yet", status: 409))) }
         var layout = ExportLayout(root: job.url)
         let path = layout.path(for: job.url)
@@ -91,11 +94,10 @@ extension DownloadEngine {
     package static let offlinePrefix = "/_eddy/offline/"
 
     /// The job's offline URL on the proxy listener (a wildcard listen address is reached on loopback).
-    package func offlineURL(_ job: DownloadJob) -> String {
-        if job.kind == .dash, let target = resolver.eddyTarget(for: job.url, form: .mapped) {
-            // A DASH asset plays offline at eddy's own URL for its MPD, cut to what is held.
-            return selfAuthority.baseURL() + (target.hasPrefix("/") ? target : "/" + target)
-        }
+    package func offlineURL(_ job: DownloadJob) -> String { format(of: job.kind).offlineURL(job) }
+
+    /// The offline URL of an HLS or file job: its export's root under `offlinePrefix`.
+    func exportOfflineURL(_ job: DownloadJob) -> String {
         var layout = ExportLayout(root: job.url)
         return "\(selfAuthority.baseURL())\(DownloadEngine.offlinePrefix)\(job.id)/\(layout.path(for: job.url))"
     }

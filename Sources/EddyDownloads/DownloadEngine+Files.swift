@@ -8,35 +8,25 @@ import EddyResources
 /// cache whole as parallel block-aligned ranges through the resource's coordinator (players
 /// share its fills, as they share an HLS download's segments), pinned, only the holes fetched.
 extension DownloadEngine {
-    /// HLS or file. A URL whose path names a playlist is read as one (the selection is checked);
-    /// any other is probed: its first block is fetched into the cache (where the download will
-    /// use it) and sniffed (`DownloadKind.sniff`).
+    /// HLS, DASH or file. A URL whose path names a playlist or an MPD is read as one; any other is
+    /// probed: its first block is fetched into the cache (where the download will use it) and
+    /// sniffed (`DownloadKind.sniff`). Then its format checks the spec against it.
     func classify(_ spec: DownloadSpec, url: UpstreamURL, checkAddress: Bool,
                   done: @escaping (Result<DownloadKind, DownloadInputError>) -> Void) {
-        let hls: () -> Void = { [weak self] in
-            self?.checkSelection(spec, url: url, checkAddress: checkAddress) { error in
-                if let error { done(.failure(error)) } else { done(.success(.hls)) }
+        let check: (DownloadKind) -> Void = { [weak self] kind in
+            self?.format(of: kind).check(spec, url: url, checkAddress: checkAddress) { error in
+                if let error { done(.failure(error)) } else { done(.success(kind)) }
             }
         }
-        let dash: () -> Void = { [weak self] in
-            self?.checkDashSelection(spec, url: url, checkAddress: checkAddress) { error in
-                if let error { done(.failure(error)) } else { done(.success(.dash)) }
-            }
-        }
-        if DownloadKind.namesPlaylist(url.pathAndQuery) { return hls() }
-        if MPDSniffer.isMPDPath(url.pathAndQuery) { return dash() }
+        if DownloadKind.namesPlaylist(url.pathAndQuery) { return check(.hls) }
+        if MPDSniffer.isMPDPath(url.pathAndQuery) { return check(.dash) }
         HomeFetch(homes: homes, url: url, key: resolver.cacheKey(url), checkAddress: checkAddress, range: 0..<CacheStore.blockSize,
                   options: HomeFetch.Options(sniff: true)) { outcome in
             switch outcome {
             case let .failed(reason, status, retryAfter):
                 done(.failure(DownloadEngine.inputError(url, reason, status: status, retryAfter: retryAfter)))
-            case let .stored(s) where s.kind == .hls:
-                hls()
-            case let .stored(s) where s.kind == .dash:
-                dash()
-            case .stored:
-                if let e = spec.fileOptionsError { return done(.failure(e)) }
-                done(.success(.file))
+            case let .stored(s):
+                check(s.kind ?? .file)
             }
         }.start()
     }

@@ -29,10 +29,11 @@ extension DownloadEngine {
     /// the job holds whole changes (`readStoredMaster`): the API answers without waiting on a home.
     package func playableOffline(_ job: DownloadJob, complete: Set<Int>) -> Bool {
         guard let plan = job.plan else { return false }
-        // While a new version is staged the old one is whole (only a whole file is refreshed).
-        if plan.isFile { return job.allStored || job.staging }
-        // DASH: the MPD stored, and a track held whole (offline, the MPD lists those only).
-        if job.kind == .dash { return job.units.done.first == true && !complete.isEmpty }
+        return format(of: job.kind).playableOffline(job, plan: plan, complete: complete)
+    }
+
+    /// `playableOffline` of an HLS job.
+    func hlsPlayableOffline(_ job: DownloadJob, plan: DownloadPlan, complete: Set<Int>) -> Bool {
         guard plan.isMultivariant else { return complete.contains(0) }
         // Nothing held whole (the usual case while a job starts): no need to read the playlist.
         guard let held = completeRenditions(of: job.url), !held.isEmpty,
@@ -67,7 +68,7 @@ extension DownloadEngine {
     func publishCatalog() {
         var renditions: [String: Set<String>] = [:]
         var recordings: [String: LiveRecording] = [:]
-        for j in jobs where j.state.holdsPins && j.kind != .file {
+        for j in jobs where j.state.holdsPins && format(of: j.kind).cutsManifestOffline {
             var held = renditions[j.url.description] ?? []
             if let plan = j.plan {
                 for r in j.completeRenditions() { held.insert(plan.renditions[r].url.description) }

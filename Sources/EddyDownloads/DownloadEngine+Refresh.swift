@@ -12,10 +12,11 @@ extension DownloadEngine {
         guard job.state.holdsPins else {
             return done(.failure(DownloadInputError("download \(job.id) is \(job.state.rawValue)", status: 409)))
         }
-        if job.kind == .file { return refreshFile(job, done: done) }
-        if job.kind == .dash {
-            return done(.failure(DownloadInputError("refresh is not available for DASH downloads yet", status: 409)))
-        }
+        format(of: job.kind).refresh(job, done: done)
+    }
+
+    /// Refresh of an HLS job (see `refresh`).
+    func refreshHLS(_ job: DownloadJob, done: @escaping (Result<RefreshReport, DownloadInputError>) -> Void) {
         guard let plan = job.plan, !job.planStale else {
             return done(.failure(DownloadInputError("download \(job.id) has no plan yet; try again when it runs", status: 409)))
         }

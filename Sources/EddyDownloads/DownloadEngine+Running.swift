@@ -101,9 +101,10 @@ extension DownloadEngine {
     /// playlist; then starts fetching. With `fetch` false (a job restored completed, paused or
     /// failed) only the plan is made, from the playlists the cache keeps, so that the job's
     /// progress and what it holds for offline playback are known; a failure then leaves it as it is.
-    func buildPlan(_ job: DownloadJob, fetch: Bool = true) {
-        if job.kind == .file { return buildFilePlan(job, fetch: fetch) }
-        if job.kind == .dash { return buildDashPlan(job, fetch: fetch) }
+    func buildPlan(_ job: DownloadJob, fetch: Bool = true) { format(of: job.kind).buildPlan(job, fetch: fetch) }
+
+    /// An HLS job's plan (see `buildPlan`).
+    func buildHLSPlan(_ job: DownloadJob, fetch: Bool) {
         loadPlaylist(job.url, checkAddress: job.checkAddress, job: job, refresh: fetch ? .staleLive : .never) { [weak self, weak job] result in
             guard let self, let job, planWanted(job, fetch: fetch) else { return }
             switch result {

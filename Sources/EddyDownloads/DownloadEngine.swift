@@ -69,6 +69,13 @@ package final class DownloadEngine {
     /// The locale for automatic media selection (LANG). Read with getenv: ProcessInfo copies the
     /// whole environment on first use, in eddy's start-up (issue 33).
     let locale = getenv("LANG").map { String(cString: $0) }
+    /// What each kind of asset does (`DownloadFormat`); the engine reaches a format only here.
+    private lazy var formats: [DownloadKind: any DownloadFormat] = [
+        .hls: HLSDownloadFormat(self), .dash: DashDownloadFormat(self), .file: FileDownloadFormat(self),
+    ]
+
+    /// The format of `kind`.
+    func format(of kind: DownloadKind) -> any DownloadFormat { formats[kind]! }
 
     package init(homes: ResourceHomes, routing: Routing, settings: Settings, database: JobDatabase?, selfAuthority: SelfAuthority,
          catalog: OfflineCatalog, logger: Logger) {

@@ -67,6 +67,10 @@ def test_only_the_selected_representations_reach_the_origin_byte_exact(downloade
     assert len(j["renditions"]) == 2 and all(r["complete"] for r in j["renditions"]), j["renditions"]
     size = sum(os.path.getsize(os.path.join(d, f)) for f in wanted) + os.path.getsize(os.path.join(d, "manifest.mpd"))
     assert j["bytes_done"] == size, (j["bytes_done"], size)
+    # Not built for DASH yet, and said so (not a 500, not an HLS error).
+    for method, path in [("POST", "refresh"), ("GET", "export")]:
+        status, body = api(e, method, "/api/downloads/%s/%s" % (j["id"], path))
+        assert status == 409 and "DASH" in body["error"], (path, status, body)
     for f in wanted:  # byte-exact, from eddy alone
         r = e.get("/f/%s/%s" % (ASSET, f))
         assert r.status == 200 and hashlib.sha256(r.body).digest() == hashlib.sha256(open(os.path.join(d, f), "rb").read()).digest(), f

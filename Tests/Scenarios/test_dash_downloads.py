@@ -123,3 +123,39 @@ def test_variants_lists_the_representations_in_the_hls_shape(origins, eddy):
     assert all(x["bandwidth"] > 0 and x["video_codecs"] for x in v["variants"]), v["variants"]
     langs = sorted(r.get("language") for r in v["renditions"] if r["type"] == "AUDIO")
     assert langs == ["en", "fr"], v["renditions"]
+
+
+def test_a_single_file_segment_list_downloads_as_byte_ranges_and_is_held_offline(origins, tmp_path):
+    """ffmpeg's `-single_file 1`: one MP4 per representation and a SegmentList of `mediaRange`s.
+    Each range is a unit of its own (progress by segment), the job holds each file whole, and with
+    the origin stopped the MPD and every file are answered from eddy, byte for byte."""
+    ng = origins[0]
+    fo = FaultOrigin(str(tmp_path), args=["--cc", "max-age=1"])
+    e = None
+    try:
+        d = os.path.join(fo.www, "dashsf")
+        os.makedirs(d)
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=6:size=320x240:rate=25",
+                        "-f", "lavfi", "-i", "sine=duration=6", "-map", "0", "-map", "1", "-c:v", "libx264", "-preset", "ultrafast",
+                        "-g", "25", "-c:a", "aac", "-f", "dash", "-seg_duration", "2", "-single_file", "1", "-use_template", "0",
+                        "-use_timeline", "0", os.path.join(d, "m.mpd")], check=True, timeout=120)
+        assert "mediaRange" in open(os.path.join(d, "m.mpd")).read()
+        e = Eddy(str(tmp_path), ng, fo)
+        status, j = api(e, "POST", "/api/downloads", {"url": "/f/dashsf/m.mpd"})
+        assert status == 201 and j["kind"] == "dash", j
+        j = wait_done(e, j["id"])
+        assert [r["segments_total"] for r in j["renditions"]] == [3, 3], j["renditions"]
+        size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+        assert j["bytes_done"] == size, (j["bytes_done"], size)
+        time.sleep(1.2)  # stale by its headers
+    finally:
+        fo.stop()
+    try:
+        r = e.get("/f/dashsf/m.mpd")
+        assert r.status == 200 and r.h("cache-status") == "eddy; hit; detail=offline", (r.status, r.headers)
+        for f in os.listdir(d):
+            if f.endswith(".mp4"):
+                r = e.get("/f/dashsf/" + f)
+                assert r.status == 200 and hashlib.sha256(r.body).digest() == hashlib.sha256(open(os.path.join(d, f), "rb").read()).digest(), f
+    finally:
+        e.stop()

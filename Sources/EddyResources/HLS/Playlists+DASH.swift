@@ -48,9 +48,10 @@ extension Playlists {
     }
 
     /// True when a body collected as a manifest (`isManifest`) is an MPD rather than a playlist.
-    package static func isMPD(contentType: String?, url: UpstreamURL, head: [UInt8]) -> Bool {
+    /// `head` is read only when the type and path do not say.
+    package static func isMPD(contentType: String?, url: UpstreamURL, head: @autoclosure () -> [UInt8]) -> Bool {
         if HLSPlaylist.isPlaylistType(contentType) { return false }
-        return MPDSniffer.isMPDType(contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) || MPDSniffer.looksLikeMPD(Array(head.prefix(512)))
+        return MPDSniffer.isMPDType(contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) || MPDSniffer.looksLikeMPD(Array(head().prefix(512)))
     }
 
     /// The name of the DASH track (representation) `id` of the MPD at `mpd` in what downloads

@@ -64,8 +64,7 @@ package final class Playlists {
     }
 
     private func checkPlaylist(_ r: CachedResource, url: UpstreamURL) -> Bool {
-        if HLSPlaylist.isPlaylistType(r.meta.contentType) || HLSPlaylist.isPlaylistPath(url.pathAndQuery) { return true }
-        if MPDSniffer.isMPDType(r.meta.contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) { return true }
+        if Playlists.isManifest(contentType: r.meta.contentType, url: url) { return true }
         guard let head = genericHead(r) else { return false }
         return HLSPlaylist.looksLikePlaylist(head) || MPDSniffer.looksLikeMPD(head)
     }
@@ -73,9 +72,8 @@ package final class Playlists {
     /// True when the stored resource is an MPEG-DASH manifest (served rewritten, as playlists are):
     /// by media type, `.mpd` path, or, for generic and XML types, a body opening an `MPD` element.
     package func isMPD(_ r: CachedResource, url: UpstreamURL) -> Bool {
-        if HLSPlaylist.isPlaylistType(r.meta.contentType) { return false }
-        if MPDSniffer.isMPDType(r.meta.contentType) || MPDSniffer.isMPDPath(url.pathAndQuery) { return true }
-        return genericHead(r).map(MPDSniffer.looksLikeMPD) ?? false
+        // Only a generic type's body is sniffed (no head otherwise: nothing to look like an MPD).
+        Playlists.isMPD(contentType: r.meta.contentType, url: url, head: genericHead(r) ?? [])
     }
 
     /// The first bytes of a stored body whose media type does not say what it is (none, octet

@@ -2,10 +2,11 @@
 import PackageDescription
 
 // Layers, bottom to top (dependencies only point down):
-//   C shims (CLibevent, CCurl, CSQLite, CSystem, CLibXML2)  -> no logic, only what Swift cannot import directly
+//   C shims (CLibevent, CCurl, CSQLite, CSystem, CLibXML2, COpenSSL)  -> no logic, only what Swift cannot import directly
 //   EddyCore   pure values: ranges, range sets, cache keys, URL mapping, freshness; no I/O
 //   EddyHLS    pure HLS playlist model: parse, classify, rewrite URIs byte-exactly; no I/O
 //   EddyDASH   MPEG-DASH manifests (MPD): recognise, parse with libxml2 (no DTDs), rewrite URLs; no I/O
+//   EddyTLS    OpenSSL for client connections: contexts, SNI, one connection's reads and writes
 //   EddyLoop   event-loop wrappers: the HTTP/1.1 server (eddy's own, on libevent), timers, the libcurl multi driver
 //   EddyCache  the persistent sparse cache: index (SQLite WAL), data files, store
 //   EddyResources  one home per loop for its resources: coordinators, fills, playlists and
@@ -41,6 +42,8 @@ let package = Package(
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary(":libsqlite3.a")]),
         .target(name: "CSystem", linkerSettings: [.linkedLibrary(":libz.a")]),
         // libxml2 is opened at run time (CLibXML2.h); only its headers are needed to build.
+        // libssl is opened at run time, only when a TLS listener is configured (COpenSSL.h).
+        .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CLibXML2", cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "EddyCore", dependencies: [
             .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
@@ -48,7 +51,8 @@ let package = Package(
         .target(name: "EddyHLS", dependencies: ["EddyCore"]),
         .target(name: "EddyDASH", dependencies: ["CLibXML2", "EddyCore"],
                 swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
-        .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore"]),
+        .target(name: "EddyTLS", dependencies: ["COpenSSL", "EddyCore"]),
+        .target(name: "EddyLoop", dependencies: ["CLibevent", "CCurl", "EddyCore", "EddyTLS"]),
         .target(name: "EddyCache", dependencies: ["CSQLite", "CSystem", "EddyCore", .product(name: "Logging", package: "swift-log")]),
         .target(name: "EddyResources", dependencies: [
             "EddyCore", "EddyHLS", "EddyDASH", "EddyLoop", "EddyCache",
@@ -66,7 +70,7 @@ let package = Package(
             "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyDASH", "EddyLoop", "EddyCache",
         ]),
         .target(name: "EddyProxy", dependencies: [
-            "EddyServing", "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "CLibevent", "CCurl",
+            "EddyServing", "EddyAdmin", "EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyLoop", "EddyCache", "EddyTLS", "CLibevent", "CCurl",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Yams", package: "Yams"),
         ]),
@@ -92,7 +96,7 @@ let package = Package(
         .testTarget(name: "EddyResourcesTests", dependencies: ["EddyResources", "EddyCore", "EddyCache"]),
         .testTarget(name: "EddyDownloadsTests", dependencies: ["EddyDownloads", "EddyResources", "EddyCore", "EddyHLS", "EddyDASH"]),
         .testTarget(name: "EddyServingTests", dependencies: ["EddyServing", "EddyResources", "EddyCore"]),
-        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyAdmin", "EddyResources", "EddyDownloads", "EddyCore"]),
+        .testTarget(name: "EddyProxyTests", dependencies: ["EddyProxy", "EddyTLS", "EddyAdmin", "EddyResources", "EddyDownloads", "EddyCore"]),
         .testTarget(name: "EddyLoopTests", dependencies: ["EddyLoop", "EddyCore", "CLibevent"]),
         // `eddy serve`'s fast argument path against ArgumentParser (the executable target, tested).
         .testTarget(name: "EddyCommandTests", dependencies: ["eddy", "EddyTestSupport"]),

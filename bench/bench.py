@@ -167,12 +167,12 @@ def pin(servers, cpus):
                 os.sched_setaffinity(int(t), cpus)
 
 
-def wrk(port, path, conns, seconds, headers=None, script=None, cpu=None):
+def wrk(port, path, conns, seconds, headers=None, script=None, cpu=None, scheme="http"):
     extra = [a for k, v in (headers or {}).items() for a in ("-H", "%s: %s" % (k, v))]
     extra += ["-s", script] if script else []
     where = ["taskset", "-c", str(cpu)] if cpu is not None else []
     out = subprocess.run(where + ["wrk", "-t", "2" if conns >= 2 else "1", "-c", str(conns), "-d", "%ds" % seconds, "--latency"] + extra
-                         + ["http://127.0.0.1:%d%s" % (port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
+                         + ["%s://127.0.0.1:%d%s" % (scheme, port, path)], capture_output=True, text=True, timeout=seconds + 30).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     tr = re.search(r"Transfer/sec:\s+([\d.]+)(\w+)", out)
     mult = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}[tr.group(2)]

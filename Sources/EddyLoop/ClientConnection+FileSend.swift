@@ -5,7 +5,8 @@ import Glibc
 extension ClientConnection {
     /// A response may go straight to the socket: the connection is open and nothing is queued
     /// ahead of it.
-    var writesDirectly: Bool { !closed && !detached && queued == 0 }
+    /// Never through TLS: its bytes must pass through OpenSSL.
+    var writesDirectly: Bool { !closed && !detached && queued == 0 && tls == nil }
 
     /// The file holds all of `span` (one fstat): a response may promise its bytes before they
     /// are read.

@@ -128,4 +128,24 @@ extension ClientConnection {
         if !request.head.keepAlive { closeAfterResponse = true }
         server.accept(request, on: self)
     }
+
+    /// Refuses what can not be read safely and closes after the answer: the framing is in doubt.
+    /// `method`: the request's, when its head was read (a refused body); otherwise the head the
+    /// parser refused still starts the input, and says whether it is a HEAD.
+    func refuse(_ status: Int, _ reason: String, method: String? = nil) {
+        pauseReading(true)
+        // The answer to a HEAD has no body, even a refusal's (RFC 9110 section 9.3.2).
+        let method = method ?? (inputStartsWithHEAD ? "HEAD" : "GET")
+        let request = ServerRequest(connection: self, head: RequestHead(method: method, target: "*", keepAlive: false))
+        phase = .answering(request)
+        closeAfterResponse = true
+        lingerAfterResponse = true
+        request.sendError(status, reason, extra: HTTPHeaders(), close: true)
+    }
+
+    /// The input begins with `HEAD ` (a request line the parser refused).
+    private var inputStartsWithHEAD: Bool {
+        guard evbuffer_get_length(input) >= 5, let p = evbuffer_pullup(input, 5) else { return false }
+        return Array(UnsafeRawBufferPointer(start: p, count: 5)) == Array("HEAD ".utf8)
+    }
 }

@@ -1,5 +1,6 @@
 import CLibevent
 import EddyCore
+import EddyTLS
 import Glibc
 
 /// One client connection of `HTTPServer`: eddy's own HTTP/1.1 layer on libevent, in place of
@@ -30,9 +31,15 @@ public final class ClientConnection {
     unowned let server: HTTPServer
     /// The client's address, for the access log.
     let peer: String
-    private var readEvent: OpaquePointer?
-    private var writeEvent: OpaquePointer?
+    var readEvent: OpaquePointer?
+    var writeEvent: OpaquePointer?
     private var notifyEvent: OpaquePointer?
+    /// The connection's TLS, on a TLS listener (`ClientConnection+TLS.swift`); nil in plain HTTP.
+    let tls: TLSChannel?
+    /// A TLS connection's output beyond `output`: file spans read as it drains.
+    var feed = OutputFeed()
+    /// A TLS read wanted the socket writable (the handshake's flight did not fit).
+    var readWantsWrite = false
     let input = evbuffer_new()!
     let output = evbuffer_new()!
     var parser: RequestHeadParser
@@ -45,10 +52,10 @@ public final class ClientConnection {
     var lingerAfterResponse = false
     /// While lingering: when the connection closes at the latest.
     var lingerUntil: Double?
-    private var writeArmed = false
+    var writeArmed = false
     /// TCP_NOTSENT_LOWAT is set on the socket (`limitUnsent`).
     private var unsentLimited = false
-    private var readPaused = false
+    private(set) var readPaused = false
     private var notifyScheduled = false
     private var inDeferred = false
     private(set) var closed = false
@@ -63,12 +70,13 @@ public final class ClientConnection {
     /// Requests received on this connection.
     var requests = 0
 
-    init(fd: Int32, peer: String, server: HTTPServer, limits: RequestHeadParser.Limits) {
-        (self.fd, self.peer, self.server) = (fd, peer, server)
+    init(fd: Int32, peer: String, server: HTTPServer, limits: RequestHeadParser.Limits, tls: TLSChannel? = nil) {
+        (self.fd, self.peer, self.server, self.tls) = (fd, peer, server, tls)
         parser = RequestHeadParser(limits: limits)
         // File segments go out with sendfile only from a buffer marked as draining to a socket;
-        // otherwise libevent would read them into memory first.
-        evbuffer_set_flags(output, UInt64(EVBUFFER_FLAG_DRAINS_TO_FD))
+        // otherwise libevent would read them into memory first. Through TLS no segment is queued
+        // (`feed` reads files in steps instead).
+        if tls == nil { evbuffer_set_flags(output, UInt64(EVBUFFER_FLAG_DRAINS_TO_FD)) }
         let me = Unmanaged.passUnretained(self).toOpaque()
         readEvent = event_new(server.loop.base, fd, eddy_EV_READ | eddy_EV_PERSIST, { _, _, arg in
             Unmanaged<ClientConnection>.fromOpaque(arg!).takeUnretainedValue().readable()
@@ -91,7 +99,7 @@ public final class ClientConnection {
     }
 
     /// Bytes queued and not yet sent.
-    var queued: Int { evbuffer_get_length(output) }
+    var queued: Int { evbuffer_get_length(output) + feed.total }
 
     /// A request is being answered (or its response is still being written).
     var isAnswering: Bool {
@@ -119,6 +127,7 @@ public final class ClientConnection {
 
     /// Reads what the socket has (one `recv` into the buffer's free space), then goes on.
     private func readable() {
+        if let tls { return readableTLS(tls) }
         var vec = iovec()
         guard evbuffer_reserve_space(input, 16 << 10, &vec, 1) == 1 else { return close() }
         let n = recv(fd, vec.iov_base, vec.iov_len, 0)
@@ -134,26 +143,6 @@ public final class ClientConnection {
         }
         if n < 0 && (errno == EAGAIN || errno == EINTR) { return }
         close() // the peer closed, or the connection failed
-    }
-
-    /// Refuses what can not be read safely and closes after the answer: the framing is in doubt.
-    /// `method`: the request's, when its head was read (a refused body); otherwise the head the
-    /// parser refused still starts the input, and says whether it is a HEAD.
-    func refuse(_ status: Int, _ reason: String, method: String? = nil) {
-        pauseReading(true)
-        // The answer to a HEAD has no body, even a refusal's (RFC 9110 section 9.3.2).
-        let method = method ?? (inputStartsWithHEAD ? "HEAD" : "GET")
-        let request = ServerRequest(connection: self, head: RequestHead(method: method, target: "*", keepAlive: false))
-        phase = .answering(request)
-        closeAfterResponse = true
-        lingerAfterResponse = true
-        request.sendError(status, reason, extra: HTTPHeaders(), close: true)
-    }
-
-    /// The input begins with `HEAD ` (a request line the parser refused).
-    private var inputStartsWithHEAD: Bool {
-        guard evbuffer_get_length(input) >= 5, let p = evbuffer_pullup(input, 5) else { return false }
-        return Array(UnsafeRawBufferPointer(start: p, count: 5)) == Array("HEAD ".utf8)
     }
 
     // MARK: - Output (queueing: ClientConnection+Queue.swift)
@@ -184,18 +173,22 @@ public final class ClientConnection {
         guard !closed else { return }
         // At most `writeStep` per call and `writeTurn` per turn of the loop: one client of a large
         // body does not hold the loop while its socket takes megabytes.
-        var written = 0
-        while evbuffer_get_length(output) > 0 && written < ClientConnection.writeTurn {
-            let n = evbuffer_write_atmost(output, fd, ClientConnection.writeStep)
-            if n < 0 {
-                if errno == EAGAIN || errno == EINTR { break }
-                return close()
+        if let tls {
+            guard writeTLS(tls) else { return close() }
+        } else {
+            var written = 0
+            while evbuffer_get_length(output) > 0 && written < ClientConnection.writeTurn {
+                let n = evbuffer_write_atmost(output, fd, ClientConnection.writeStep)
+                if n < 0 {
+                    if errno == EAGAIN || errno == EINTR { break }
+                    return close()
+                }
+                if n == 0 { break }
+                written += Int(n)
+                lastActivity = EventLoop.monotonic()
             }
-            if n == 0 { break }
-            written += Int(n)
-            lastActivity = EventLoop.monotonic()
         }
-        let pending = evbuffer_get_length(output) > 0
+        let pending = queued > 0 || readWantsWrite
         if pending != writeArmed {
             writeArmed = pending
             if pending { event_add(writeEvent, nil) } else { event_del(writeEvent) }
@@ -245,7 +238,8 @@ public final class ClientConnection {
     /// Hands the socket to a tunnel: no more events here, and the bytes the client sent after
     /// its request head go into `pending`. `release` ends it when the tunnel does.
     func detach(pendingInto pending: OpaquePointer?) -> Int32? {
-        guard !closed, !detached, queued == 0 else { return nil }
+        // A tunnel reads and writes the socket itself: it can not carry this connection's TLS.
+        guard !closed, !detached, queued == 0, tls == nil else { return nil }
         detached = true
         event_del(readEvent)
         event_del(writeEvent)
@@ -267,6 +261,8 @@ public final class ClientConnection {
         guard pause != readPaused, !closed else { return }
         readPaused = pause
         if pause { event_del(readEvent) } else { event_add(readEvent, nil) }
+        // Bytes TLS decrypted already do not make the socket readable: read them on the next turn.
+        if !pause, let tls, tls.pending > 0 { event_active(readEvent, Int32(eddy_EV_READ), 0) }
     }
 
     /// Closes the socket; the request being answered learns of it. Unless the server is going
@@ -277,7 +273,11 @@ public final class ClientConnection {
         event_del(readEvent)
         event_del(writeEvent)
         event_del(notifyEvent)
-        if !detached { Glibc.close(fd) }
+        if !detached {
+            tls?.shutdown()
+            Glibc.close(fd)
+        }
+        feed.removeAll()
         // What is queued goes now (file segments hold descriptors), and the request in flight is
         // let go: it holds this connection, so keeping it would keep both, and their files, forever.
         evbuffer_drain(output, evbuffer_get_length(output))

@@ -1,5 +1,6 @@
 import CLibevent
 import EddyCore
+import EddyTLS
 import Glibc
 
 /// Errors from setting up a listener.
@@ -53,6 +54,11 @@ public final class HTTPServer {
     public internal(set) var shed = 0
     /// accept() calls that failed for lack of descriptors or memory.
     public internal(set) var acceptFailures = 0
+    /// Set on a TLS listener: the certificates new connections are offered (`tls_listen`).
+    public var tls: TLSServerContext?
+    /// TLS connections closed because their handshake or a record failed (a plain-HTTP client on
+    /// the TLS port, a version or cipher eddy does not offer, a broken record).
+    public internal(set) var tlsFailures = 0
     /// Open connections.
     var connections: [ObjectIdentifier: ClientConnection] = [:]
     /// A descriptor held in reserve and closed when accept runs out, so the next accept succeeds.
@@ -133,7 +139,17 @@ public final class HTTPServer {
         // for the client's delayed ACK (40 ms per response).
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let c = ClientConnection(fd: fd, peer: peer, server: self, limits: parserLimits)
+        var channel: TLSChannel?
+        if let tls {
+            channel = TLSChannel(fd: fd, certificates: tls.certificates)
+            guard channel != nil else {
+                tlsFailures += 1
+                close(fd)
+                budget?.closed(budgetSlot)
+                return
+            }
+        }
+        let c = ClientConnection(fd: fd, peer: peer, server: self, limits: parserLimits, tls: channel)
         connections[ObjectIdentifier(c)] = c
     }
 
@@ -147,6 +163,10 @@ public final class HTTPServer {
         requestsAccepted += 1
         if connection.requests == 1 && (budget?.count ?? connections.count) > limits.maxConnections {
             return request.sendError(503, "too many connections", close: true)
+        }
+        if connection.tls != nil, request.method == "CONNECT" {
+            // A tunnel would read the raw socket under this connection's TLS.
+            return request.sendError(501, "CONNECT is not served on a TLS listener", close: true)
         }
         handler(request)
     }

@@ -25,7 +25,7 @@ extension ServerRequest {
         let room = roomLeft(for: span.length)
         guard room == span.length else { return room > 0 ? writeFile(FileSpan(descriptor: span.descriptor, offset: span.offset, length: room)) : () }
         let small = span.length <= ServerRequest.copyThreshold && connection.queued == 0
-        if small || !segmentReady(span.descriptor) {
+        if small || (connection.tls == nil && !segmentReady(span.descriptor)) {
             // Out of descriptors for the segment's copy: a copy rather than a stalled response.
             var bytes = [UInt8](repeating: 0, count: span.length)
             let n = bytes.withUnsafeMutableBytes { pread(span.descriptor, $0.baseAddress, span.length, off_t(span.offset)) }
@@ -33,7 +33,11 @@ extension ServerRequest {
             return bytes.withUnsafeBytes { write($0) }
         }
         if framing == .chunked { connection.queue(ResponseHead.chunkHeader(span.length)) }
-        guard connection.queueFile(segment!, offset: span.offset, length: span.length) else { return connection.close() }
+        if connection.tls != nil {
+            guard connection.queueFeed(span) else { return connection.close() }
+        } else {
+            guard connection.queueFile(segment!, offset: span.offset, length: span.length) else { return connection.close() }
+        }
         if framing == .chunked { connection.queue("\r\n") }
         bodyBytesSent += span.length
         drainArmed = true

@@ -145,6 +145,18 @@ public final class ServerRequest: ClientRequest {
                 return true
             }
         }
+        if connection.tls != nil, span.length > ServerRequest.copyThreshold {
+            // Through TLS a long span is read as the connection drains, never whole.
+            guard connection.holds(span) else { return false }
+            let (prebuilt, fields) = parts(headers, extra)
+            writeHead(status: status, prebuilt: prebuilt, fields: fields, bodyLength: span.length)
+            if case .length = framing {
+                guard connection.queueFeed(span) else { connection.close(); return true }
+                bodyBytesSent = span.length
+            }
+            finish(whenSent: nil)
+            return true
+        }
         guard let body = evbuffer_new() else { return false }
         defer { evbuffer_free(body) }
         var vec = iovec() // evbuffer_iovec is a #define of iovec
@@ -196,7 +208,7 @@ public final class ServerRequest: ClientRequest {
                 return true
             }
         }
-        guard segmentReady(span.descriptor) else { return false }
+        guard connection.tls != nil || segmentReady(span.descriptor) else { return false }
         start(status: status, headers: headers, extra: extra)
         writeFile(span)
         end(whenSent: whenSent)

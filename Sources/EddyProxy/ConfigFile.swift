@@ -23,6 +23,15 @@ public enum ConfigFile {
             case "cookies": c.cookieRules = try cookieRules(value, routes: c.routes)
             case "listen": (c.listenHost, c.listenPort) = try parseListen(string(value, key))
             case "cache_dir": c.cacheDir = try string(value, key)
+            case "tls_listen":
+                let list = (value as? [Any]) ?? [value]
+                c.tlsListens = try list.map { item in
+                    let (host, port) = try parseListen(string(item, key))
+                    return ListenAddress(host: host, port: port)
+                }
+            case "tls_cert": c.tlsCert = try string(value, key)
+            case "tls_key": c.tlsKey = try string(value, key)
+            case "tls_certificates": c.tlsCertificateList = try tlsCertificates(value)
             case "max_size": c.maxSize = try size(value, key)
             case "memory_cache": c.memoryCache = try size(value, key)
             case "origin": c.routes.append(try route(prefix: "/", url: string(value, key)))
@@ -152,6 +161,7 @@ public enum ConfigFile {
             default: throw ConfigError(description: "unknown config key '\(key)'")
             }
         }
+        try checkTLS(c)
         return c
     }
 

@@ -2,6 +2,7 @@ import EddyCache
 import EddyCore
 import EddyLoop
 import EddyResources
+import EddyTLS
 import Glibc
 
 /// SIGHUP: the configuration is read again and what can change in a running eddy is applied on
@@ -30,6 +31,12 @@ extension Proxy {
         }
         // What changes only with a restart keeps its running value (in `config`, read elsewhere), and
         // a warning names it: one list, compared and kept in one step.
+        // Certificates first: a file that does not load refuses the whole reload, as a config that
+        // does not parse does.
+        let certificates: TLSCertificates?
+        do { certificates = try reloadTLS(new) } catch {
+            return logger.error("configuration reload refused; the running configuration stays", metadata: ["error": "\(error)"])
+        }
         var applied = new
         var restartOnly: [String] = []
         func keep<T: Equatable>(_ name: String, _ field: WritableKeyPath<ProxyConfig, T>) {
@@ -40,6 +47,7 @@ extension Proxy {
         keep("listen", \.listenHost)
         keep("listen", \.listenPort)
         keep("cache_dir", \.cacheDir)
+        keep("tls_listen", \.tlsListens)
         if new.admin?.host != config.admin?.host || new.admin?.port != config.admin?.port {
             restartOnly.append("admin")
             applied.admin = config.admin
@@ -77,6 +85,11 @@ extension Proxy {
         // Each home takes the new settings on its loop, after the requests it has already begun.
         homes.runEverywhere { $0.reload(settings, gate: gate) }
         server.limits = new.limits
+        for s in tlsServers { s.limits = new.limits }
+        if let certificates {
+            tlsContext?.replace(with: certificates)
+            logger.info("TLS certificates reloaded", metadata: ["files": "\(new.tlsCertificates.map(\.cert).joined(separator: " "))"])
+        }
         adminServer?.limits = new.limits.admin
         for w in workers { w.apply(limits: new.limits) }
         hitSnapshots?.removeAll() // routes and freshness may have changed

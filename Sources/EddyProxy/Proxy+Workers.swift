@@ -21,11 +21,12 @@ extension Proxy {
     func startWorkers(count: Int, port: Int, shared: Home.Shared) throws {
         let budget = ConnectionBudget()
         budget.join(server) { [mailbox] job in mailbox.post(job) }
+        let tls = tlsSetups()
         for i in 1..<count {
             // Access-log lines go to the main loop, and only when the log is on (a post wakes it).
             let log: (AnsweredRequest, ExchangeOutcome) -> Void = accessLog.isEnabled
                 ? { [mailbox, unowned self] request, outcome in mailbox.post { self.log(request, outcome) } } : { _, _ in }
-            let setup = Worker.Setup(host: config.listenHost, port: port, limits: config.limits, budget: budget, logger: logger,
+            let setup = Worker.Setup(host: config.listenHost, port: port, limits: config.limits, budget: budget, tls: tls, logger: logger,
                                      shared: shared, store: stores[i], log: log)
             workers.append(try Worker(index: i, setup))
         }

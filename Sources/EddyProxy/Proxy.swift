@@ -6,6 +6,7 @@ import EddyHLS
 import EddyLoop
 import EddyResources
 import EddyServing
+import EddyTLS
 import Glibc
 import Logging
 
@@ -47,6 +48,9 @@ public final class Proxy {
     let accessLog: AccessLog
     var server: HTTPServer!
     var adminServer: HTTPServer?
+    /// The TLS listeners of the main loop (`tls_listen`), and the certificates every loop's share.
+    var tlsServers: [HTTPServer] = []
+    var tlsContext: TLSServerContext?
     /// What CONNECT may reach (from the config, built once).
     let connectPolicy: ConnectExchange.Policy
     /// Offline downloads and their API (on the admin listener).
@@ -90,6 +94,7 @@ public final class Proxy {
         // refused and polling again. Nothing is accepted before `run`.
         server = try HTTPServer(loop: loop, host: config.listenHost, port: config.listenPort, limits: config.limits,
                                 sharing: loops > 1 ? .first : .exclusive)
+        (tlsContext, tlsServers) = try Proxy.openTLSListeners(config, loop: loop, sharing: loops > 1 ? .first : .exclusive)
         homes = Homes(count: loops)
         resourceHomes = ResourceHomes(count: loops)
         do {
@@ -121,8 +126,10 @@ public final class Proxy {
                         log: { [unowned self] in log($0, $1) })
         homes.install(main)
         resourceHomes.install(main.resources)
-        server.handler = { [unowned self] in home.accept($0) }
-        server.onWarning = { [logger] in logger.warning("\($0)") }
+        for s in [server!] + tlsServers {
+            s.handler = { [unowned self] in home.accept($0) }
+            s.onWarning = { [logger] in logger.warning("\($0)") }
+        }
         if store.isAvailable {
             let database: JobDatabase?
             do { database = try JobDatabase(path: config.cacheDir + "/downloads.db") } catch {
@@ -182,6 +189,7 @@ public final class Proxy {
     public func run() {
         logger.info("eddy listening", metadata: [
             "listen": "\(config.listenHost):\(config.listenPort)", "cache": "\(config.cacheDir)",
+            "tls_listen": "\(zip(config.tlsListens, tlsServers).map { "\($0.host):\($1.boundPort)" }.joined(separator: " "))",
             "cached_resources": "\(store.startupCount)", "cached_bytes": "\(store.totalBytes)", "loops": "\(workers.count + 1)",
         ])
         // Listening already (the listeners were bound in init): systemd may start what depends on eddy.
@@ -212,6 +220,7 @@ public final class Proxy {
             SystemdNotifier.notify("STOPPING=1")
             logger.info("draining", metadata: ["in_flight": "\(responses.count)"])
             server.stopAccepting()
+            for s in tlsServers { s.stopAccepting() }
             for w in workers { w.stopAccepting() }
             adminServer?.stopAccepting()
             responses.closeTunnels()
@@ -223,6 +232,7 @@ public final class Proxy {
                 guard drainState.state != .stopped else { return }
                 homes.askAll({ $0.responses.count }, then: { [unowned self] counts in
                     let idle = counts.allSatisfy { $0 == 0 } && server.repliesInFlight == 0
+                        && tlsServers.allSatisfy { $0.repliesInFlight == 0 }
                         && workers.allSatisfy { $0.counters.repliesInFlight == 0 }
                     perform(drainState.counted(idle: idle))
                 })

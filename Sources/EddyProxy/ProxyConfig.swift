@@ -2,11 +2,25 @@ import EddyCore
 import EddyDownloads
 import EddyLoop
 import EddyResources
+import EddyTLS
 
 /// Everything `eddy serve` can be told, from flags or the config file.
 public struct ProxyConfig: Sendable {
     public var listenHost = "127.0.0.1"
     public var listenPort = 8080
+    /// TLS listeners, `HOST:PORT` each (`tls_listen`, `--tls-listen`); none by default.
+    public var tlsListens: [ListenAddress] = []
+    /// The TLS listeners' default certificate and key (`tls_cert`, `tls_key`).
+    public var tlsCert: String?
+    public var tlsKey: String?
+    /// More certificates, chosen by SNI from their names (`tls_certificates`).
+    public var tlsCertificateList: [TLSCertificateFiles] = []
+    /// Every certificate a TLS listener presents, the default (`tls_cert`, else the list's first) first.
+    public var tlsCertificates: [TLSCertificateFiles] {
+        var all: [TLSCertificateFiles] = []
+        if let tlsCert, let tlsKey { all.append(TLSCertificateFiles(cert: tlsCert, key: tlsKey)) }
+        return all + tlsCertificateList
+    }
     public var cacheDir = "./cache"
     /// Upper bound on cached bytes; 0 = unbounded.
     public var maxSize = 10 << 30

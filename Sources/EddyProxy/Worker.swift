@@ -4,6 +4,7 @@ import EddyHLS
 import EddyLoop
 import EddyResources
 import EddyServing
+import EddyTLS
 import Glibc
 import Logging
 
@@ -14,12 +15,21 @@ import Logging
 /// the main loop does (`Home.accept`). It counts what it answered; the access log is written on
 /// the main loop, each line posted there once its response is answered.
 final class Worker {
+    /// A TLS address the worker listens on too, with the main loop's bound port and budget.
+    struct TLSListener {
+        let host: String
+        let port: Int
+        let budget: ConnectionBudget
+        let context: TLSServerContext
+    }
+
     /// What the main loop hands a worker.
     struct Setup {
         let host: String
         let port: Int
         let limits: HTTPServerLimits
         let budget: ConnectionBudget
+        let tls: [TLSListener]
         let logger: Logger
         /// What every home is built from.
         let shared: Home.Shared
@@ -32,6 +42,7 @@ final class Worker {
     /// What lives on the worker's thread (made there, touched only there).
     private final class Local {
         var server: HTTPServer!
+        var tlsServers: [HTTPServer] = []
         var home: Home!
         let metrics = Metrics()
         var publish: LoopTimer!
@@ -76,6 +87,14 @@ final class Worker {
             server.handler = { home.accept($0) }
             server.onWarning = { setup.logger.warning("\($0)", metadata: ["worker": "\(index)"]) }
             local.server = server
+            for t in setup.tls {
+                let s = try HTTPServer(loop: loop, host: t.host, port: t.port, limits: setup.limits, sharing: .join)
+                s.tls = t.context
+                t.budget.join(s) { job in mailbox.post(job) }
+                s.handler = { home.accept($0) }
+                s.onWarning = server.onWarning
+                local.tlsServers.append(s)
+            }
             local.publish = LoopTimer(loop: loop, repeating: true) {
                 var c = WorkerCounters(server)
                 c.upstreamActive = home.resources.curl.activeCount
@@ -92,7 +111,10 @@ final class Worker {
     /// Applies the client limits of a reload (new requests and connections); what the home
     /// takes from a reload is applied to every home (`Proxy.reloadConfiguration`).
     func apply(limits: HTTPServerLimits) {
-        thread.mailbox.post { [local] in local.server?.limits = limits }
+        thread.mailbox.post { [local] in
+            local.server?.limits = limits
+            for s in local.tlsServers { s.limits = limits }
+        }
     }
 
     /// Stops accepting (the drain); connections already open are served on, but tunnels, which
@@ -100,6 +122,7 @@ final class Worker {
     func stopAccepting() {
         thread.mailbox.post { [local] in
             local.server?.stopAccepting()
+            for s in local.tlsServers { s.stopAccepting() }
             local.home.responses.closeTunnels()
         }
     }
@@ -111,8 +134,10 @@ final class Worker {
         let loop = thread.loop
         thread.mailbox.post { [local] in
             local.server?.stopAccepting()
+            for s in local.tlsServers { s.stopAccepting() }
             let poll = LoopTimer(loop: loop, repeating: true) {
                 let idle = (local.server?.repliesInFlight ?? 0) == 0 && local.home.responses.count == 0
+                    && local.tlsServers.allSatisfy { $0.repliesInFlight == 0 }
                 if idle || EventLoop.monotonic() > deadline { loop.stop() }
             }
             poll.schedule(after: 0)
@@ -125,5 +150,6 @@ final class Worker {
         local.quiesce = nil
         local.home?.responses.removeAll()
         local.server = nil
+        local.tlsServers.removeAll()
     }
 }

@@ -24,6 +24,15 @@ extension Eddy {
         @Option(name: .long, help: "Address to listen on, host:port. (default: 127.0.0.1:8080)")
         var listen: String?
 
+        @Option(name: .long, help: ArgumentHelp("A TLS listener, host:port (HTTPS; needs --tls-cert and --tls-key). Repeatable.", valueName: "host:port"))
+        var tlsListen: [String] = []
+
+        @Option(name: .long, help: "The TLS listeners' certificate (PEM; the chain may follow the leaf). SIGHUP reloads it.")
+        var tlsCert: String?
+
+        @Option(name: .long, help: "The private key (PEM) of --tls-cert.")
+        var tlsKey: String?
+
         @Option(name: .long, help: "Cache directory. (default: ./cache)")
         var cacheDir: String?
 
@@ -113,7 +122,7 @@ extension Eddy {
 
         /// The decoded values, for `ServeOptions`' checks and start.
         var options: ServeOptions {
-            ServeOptions(config: config, listen: listen, cacheDir: cacheDir, origin: origin, allowHost: allowHost,
+            ServeOptions(config: config, listen: listen, tlsListen: tlsListen, tlsCert: tlsCert, tlsKey: tlsKey, cacheDir: cacheDir, origin: origin, allowHost: allowHost,
                          adminHost: adminHost, parent: parent, child: child, name: name, maxSize: maxSize,
                          memoryCache: memoryCache, accessLog: accessLog, defaultTtl: defaultTtl, admin: admin, noAdmin: noAdmin,
                          adminToken: adminToken, prefetchSegments: prefetchSegments, readahead: readahead, cacheKeys: cacheKeys,

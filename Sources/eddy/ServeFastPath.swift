@@ -48,7 +48,8 @@ enum ServeFastPath {
     /// generic hashed collection's first use at run time costs a scan of every protocol-conformance
     /// record (its `Hashable` requirement), 3% of a start (perf), more than 29 comparisons.
     static let options: [Option] = [
-        Option("config") { $0.config = $1 }, Option("listen") { $0.listen = $1 }, Option("cache-dir") { $0.cacheDir = $1 },
+        Option("config") { $0.config = $1 }, Option("listen") { $0.listen = $1 },
+        Option("tls-listen", .repeating) { $0.tlsListen.append($1) }, Option("tls-cert") { $0.tlsCert = $1 }, Option("tls-key") { $0.tlsKey = $1 }, Option("cache-dir") { $0.cacheDir = $1 },
         Option("origin", .repeating) { $0.origin.append($1) }, Option("allow-host", .repeating) { $0.allowHost.append($1) },
         Option("admin-host", .repeating) { $0.adminHost.append($1) }, Option("parent", .repeating) { $0.parent.append($1) },
         Option("child", .repeating) { $0.child.append($1) }, Option("name") { $0.name = $1 },

@@ -11,6 +11,9 @@ import Logging
 struct ServeOptions: Equatable {
     var config: String?
     var listen: String?
+    var tlsListen: [String] = []
+    var tlsCert: String?
+    var tlsKey: String?
     var cacheDir: String?
     var origin: [String] = []
     var allowHost: [String] = []
@@ -49,6 +52,7 @@ struct ServeOptions: Equatable {
         }
         if let memoryCache, ByteSize.parse(memoryCache) == nil { throw ValidationError("--memory-cache '\(memoryCache)' is not a size such as 32M") }
         if let listen { _ = try wrap { try ConfigFile.parseListen(listen) } }
+        for l in tlsListen { _ = try wrap { try ConfigFile.parseListen(l) } }
         if admin != nil && noAdmin { throw ValidationError("--admin and --no-admin: choose one") }
         if let logFormat, !["text", "json"].contains(logFormat) { throw ValidationError("--log-format is text or json") }
         if let accessLogFormat, AccessLog.Format(rawValue: accessLogFormat) == nil {
@@ -78,6 +82,15 @@ struct ServeOptions: Equatable {
         if let config { c = try wrap { try ConfigFile.load(path: config, into: c) } }
         if let listen { (c.listenHost, c.listenPort) = try ConfigFile.parseListen(listen) }
         if let cacheDir { c.cacheDir = cacheDir }
+        if !tlsListen.isEmpty {
+            c.tlsListens = try tlsListen.map { l in
+                let (host, port) = try ConfigFile.parseListen(l)
+                return ListenAddress(host: host, port: port)
+            }
+        }
+        if let tlsCert { c.tlsCert = tlsCert }
+        if let tlsKey { c.tlsKey = tlsKey }
+        try wrap { try ConfigFile.checkTLS(c) }
         if !origin.isEmpty { c.routes = try origin.map(ConfigFile.route(spec:)) }
         if !allowHost.isEmpty { c.allowHosts += try allowHost.map(ConfigFile.hostPattern) }
         if !adminHost.isEmpty { c.adminHosts += adminHost }

@@ -35,7 +35,7 @@ final class ServeFastPathTests: XCTestCase {
 
     func test_knowsEveryOptionOfServe_withItsKind() throws {
         let kinds = try argumentParserKinds()
-        XCTAssertEqual(kinds.count, 31)
+        XCTAssertEqual(kinds.count, 34)
         XCTAssertEqual(ServeFastPath.options.count, kinds.count, "a name twice")
         XCTAssertEqual(fastKinds, kinds)
     }
@@ -44,7 +44,7 @@ final class ServeFastPathTests: XCTestCase {
         let samples = ["listen": "127.0.0.1:9", "origin": "http://o.example", "allow-host": "*.example.com", "parent": "http://p:3128",
                        "child": "10.0.0.0/8", "max-size": "10G", "memory-cache": "32M", "download-rate-limit": "4M",
                        "access-log-format": "json", "log-format": "json", "workers": "4", "offline-wait": "1.5",
-                       "readahead": "16M"]
+                       "readahead": "16M", "tls-listen": "127.0.0.1:8443"]
         for (name, kind) in ServeFastPath.options.map({ ($0.name, $0.kind) }) {
             let value = samples[name] ?? (["default-ttl", "prefetch-segments", "header-timeout", "connect-timeout", "stall-timeout",
                                            "max-upstream-per-host"].contains(name) ? "7" : "v")

@@ -240,7 +240,7 @@ daemon off; user root; worker_processes 1; pid {self.dir}/nginx.pid; error_log {
 events {{ worker_connections 1024; }}
 http {{
   types {{ video/mp4 mp4; application/octet-stream bin; application/vnd.apple.mpegurl m3u8; video/mp2t ts;
-           text/vtt vtt; video/iso.segment m4s; }}
+           text/vtt vtt; video/iso.segment m4s; text/html html; }}
   log_format bytes '$status $body_bytes_sent "$http_via" $request_uri';
   access_log {self.log} bytes;
   client_body_temp_path {self.dir}/tmp; proxy_temp_path {self.dir}/tmp; fastcgi_temp_path {self.dir}/tmp;

@@ -23,16 +23,22 @@ def test_served_files_are_the_committed_ones(eddy):
     assert json.loads(request(eddy.admin, "/api/openapi.json").body)["openapi"].startswith("3.1")
 
 
-@pytest.fixture
-def browser():
+def chromium(*extra):
+    """Headless Chromium through Debian's driver (selenium must not look for one on the internet),
+    its console logged; the caller quits it."""
     o = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1200"]:
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1200", *extra]:
         o.add_argument(a)
     o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     o.binary_location = "/usr/bin/chromium"
-    # Debian's driver: selenium must not look for one on the internet.
     d = webdriver.Chrome(options=o, service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"))
     d.set_page_load_timeout(30)
+    return d
+
+
+@pytest.fixture
+def browser():
+    d = chromium()
     try:
         yield d
     finally:
